@@ -1,0 +1,68 @@
+"""The host itself: the native baseline every platform is compared to.
+
+Commands run as child processes of the Rally worker, without a shell (the
+argv goes to exec as it is, so no value is ever interpreted by a shell).
+Each command gets its own process group so a timeout or Ctrl-C kills all
+of it, sysbench threads included.
+"""
+
+import os
+import platform
+import signal
+import subprocess
+import time
+
+from rally_container_bench.drivers import base
+
+
+class NativeExecutor(base.Executor):
+    kind = "native"
+
+    def run(self, argv, timeout, cwd=None):
+        started = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                [str(word) for word in argv], cwd=cwd,
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        except OSError as e:
+            raise base.DriverError("cannot start %s: %s" % (argv[0], e))
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            raise base.CommandTimeout("%s did not finish within %s s"
+                                      % (argv[0], timeout))
+        except BaseException:
+            # KeyboardInterrupt / Rally abort: leave nothing running.
+            _kill_group(proc)
+            raise
+        return base.CommandResult(
+            command=" ".join(str(word) for word in argv),
+            exit_code=proc.returncode, stdout=stdout, stderr=stderr,
+            duration_s=time.monotonic() - started)
+
+    def describe(self):
+        uname = platform.uname()
+        return {"driver": self.kind, "host": uname.node,
+                "kernel": uname.release, "cpu_model": _cpu_model(),
+                "cpus": os.cpu_count()}
+
+
+def _kill_group(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate()
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None

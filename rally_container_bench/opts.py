@@ -1,0 +1,77 @@
+"""Configuration options of rally-container-bench.
+
+Rally registers them from the ``rally_plugins`` "options" entry point, so
+they live in Rally's own config file (``rally --config-file``) under the
+``[container_bench]`` group; ``oslo-config-generator`` finds them through
+the ``oslo.config.opts`` entry point (``tox -e genconfig``).
+"""
+
+import os
+
+from oslo_config import cfg
+
+GROUP = "container_bench"
+
+_DEFAULT_CACHE = os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+    "rally-container-bench")
+
+OPTS = [
+    cfg.FloatOpt("poll_interval", default=0.2, min=0.01,
+                 help="Seconds between two status polls of an engine while "
+                      "waiting for an instance to run or to be gone. A poll "
+                      "hides up to one interval of the phase time, so keep "
+                      "it small against the phase being measured."),
+    cfg.FloatOpt("boot_timeout", default=600.0, min=1,
+                 help="Seconds an instance may take from the create request "
+                      "to running (phase 'build')."),
+    cfg.FloatOpt("ssh_timeout", default=600.0, min=1,
+                 help="Seconds a running instance may take to answer an SSH "
+                      "login (phase 'network')."),
+    cfg.FloatOpt("ssh_poll_interval", default=0.5, min=0.01,
+                 help="Seconds between two SSH login attempts."),
+    cfg.FloatOpt("delete_timeout", default=300.0, min=1,
+                 help="Seconds an instance may take to be gone after the "
+                      "delete request (phase 'delete')."),
+    cfg.FloatOpt("command_timeout", default=3600.0, min=1,
+                 help="Seconds one workload command (e.g. one sysbench run, "
+                      "prepare or cleanup) may take."),
+    cfg.StrOpt("sysbench_path", default="sysbench",
+               help="sysbench executable of the native baseline on this "
+                    "host (a name looked up in PATH, or a path)."),
+    cfg.StrOpt("native_workdir", default=None,
+               help="Directory under which the native baseline creates one "
+                    "private directory per iteration for sysbench fileio "
+                    "files (default: the system temporary directory). Put "
+                    "it on the filesystem you mean to measure."),
+    cfg.StrOpt("image_cache_dir", default=_DEFAULT_CACHE,
+               help="Where offline-built guest images and the sysbench "
+                    "0.4.12 build are cached."),
+    cfg.StrOpt("docker_url", default="unix:///var/run/docker.sock",
+               help="Docker Engine API endpoint of the local docker driver."),
+    cfg.StrOpt("podman_url", default="unix:///run/podman/podman.sock",
+               help="Podman API endpoint of the local podman driver."),
+    cfg.StrOpt("libvirt_uri", default="qemu:///system",
+               help="libvirt connection URI of the local kvm driver."),
+]
+
+
+def list_opts():
+    """Options by group, for Rally and oslo-config-generator."""
+    return [(GROUP, list(OPTS))]
+
+
+def register(conf=None):
+    """Register the options on ``conf`` (Rally's CONF by default).
+
+    Rally registers them itself when it loads the package's plugins; this
+    is for code that runs outside Rally (the rcbench CLI, tests).
+    """
+    if conf is None:
+        from rally.common import cfg as rally_cfg
+        conf = rally_cfg.CONF
+    group = cfg.OptGroup(GROUP, title="rally-container-bench options")
+    conf.register_group(group)
+    # Registering the same option objects again is a no-op in oslo.config.
+    conf.register_opts(OPTS, group=group)
+    return conf[GROUP]

@@ -1,0 +1,51 @@
+"""NativeHost: the same workload on the bare host, the baseline."""
+
+import tempfile
+
+from rally.common import validation
+from rally.task import scenario
+
+from rally_container_bench.drivers import native
+from rally_container_bench import opts
+from rally_container_bench.task.scenarios import sysbench_utils
+
+
+@validation.add("rcbench_sysbench_tests", param_name="tests")
+@validation.add("rcbench_local_executable", param_name="sysbench_path",
+                conf_default="sysbench_path")
+@validation.add("rcbench_writable_directory", param_name="workdir")
+@validation.add("number", param_name="timeout", minval=1, nullable=True)
+@scenario.configure(name="NativeHost.sysbench", platform="default")
+class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
+                     scenario.Scenario):
+
+    def run(self, tests, sysbench_path=None, workdir=None, timeout=None):
+        """Run sysbench tests on this host: the native baseline.
+
+        One iteration runs the tests one after another in one process
+        chain, so the runner's concurrency N means N sysbench processes at
+        once, exactly as N instances would each run one. Each test's run
+        step is the atomic action sysbench.<test> and its metrics appear
+        in the report; fileio files go to a private directory per
+        iteration that is removed afterwards.
+
+        :param tests: list of sysbench presets (e.g. "kek2015-cpu",
+            "quick-memory-read"; see ``rcbench presets``), test mappings
+            ({"test": "cpu", "cpu_max_prime": 20000, "time": 10}) or
+            presets with overrides ({"preset": "quick-cpu", "threads": 2})
+        :param sysbench_path: sysbench executable (default: the
+            [container_bench] sysbench_path option, "sysbench"); a
+            sysbench 0.4.x binary runs the same tests with its own syntax
+        :param workdir: directory for fileio test files (default: the
+            [container_bench] native_workdir option, else the system
+            temporary directory); put it on the filesystem to measure
+        :param timeout: seconds one sysbench command may take (default:
+            the [container_bench] command_timeout option)
+        """
+        conf = opts.register()
+        executable = sysbench_path or conf.sysbench_path
+        parent = workdir or conf.native_workdir
+        with tempfile.TemporaryDirectory(prefix="rcbench-native-",
+                                         dir=parent) as scratch:
+            self.run_sysbench_tests(native.NativeExecutor(), tests,
+                                    executable, scratch, timeout)

@@ -1,0 +1,102 @@
+"""Run sysbench tests through any Executor: prepare -> run -> cleanup.
+
+No Rally import: the caller passes ``timed(label)``, a context-manager
+factory put around the measured ``run`` step only (Rally scenarios give an
+atomic action timer), so prepare and cleanup never count in the result.
+"""
+
+import contextlib
+import dataclasses
+
+from rally_container_bench.drivers import base
+from rally_container_bench.sysbench import command
+from rally_container_bench.sysbench import parse
+
+
+class SysbenchError(base.DriverError):
+    """sysbench could not run or its output could not be read.
+
+    ``raw`` holds the output (stdout and stderr) where there was one.
+    """
+
+    def __init__(self, message, raw=None):
+        super().__init__(message)
+        self.raw = raw
+
+
+@dataclasses.dataclass(frozen=True)
+class TestRun:
+    spec: object
+    command: str
+    result: parse.Result
+
+
+def _untimed(label):
+    return contextlib.nullcontext()
+
+
+def detect_version(executor, executable, timeout):
+    """Ask ``executable --version``; 'sysbench 1.0.20' -> '1.0.20'."""
+    try:
+        result = executor.run([executable, "--version"], timeout)
+    except base.DriverError as e:
+        raise SysbenchError("sysbench is not usable at %r: %s"
+                            % (executable, e))
+    if result.exit_code != 0:
+        raise SysbenchError(
+            "%r --version exited %d (is sysbench installed?)"
+            % (executable, result.exit_code), result.stdout + result.stderr)
+    try:
+        return command.parse_version(result.stdout)
+    except command.VersionError as e:
+        raise SysbenchError(str(e), result.stdout + result.stderr)
+
+
+def run_test(executor, spec, version, executable, workdir, timeout,
+             timed=_untimed):
+    """Run one test in ``workdir``; return a TestRun or raise SysbenchError.
+
+    fileio files are created before and removed after the run, also when
+    the run fails.
+    """
+    needs_files = spec.test == "fileio"
+    if needs_files:
+        _step(executor, spec, version, executable, workdir, timeout,
+              "prepare")
+    try:
+        argv = command.build_argv(spec, version, "run", executable)
+        with timed(spec.label):
+            result = executor.run(argv, timeout, cwd=workdir)
+        _check(result, spec, "run")
+        try:
+            parsed = parse.parse(result.stdout)
+        except parse.ParseError as e:
+            raise SysbenchError("sysbench %s output is unreadable: %s"
+                                % (spec.label, e), e.raw)
+        return TestRun(spec=spec, command=command.to_shell(argv),
+                       result=parsed)
+    finally:
+        if needs_files:
+            # Best effort: a failure here must not hide the run's error,
+            # and the caller removes workdir anyway.
+            with contextlib.suppress(base.DriverError):
+                _step(executor, spec, version, executable, workdir,
+                      timeout, "cleanup")
+
+
+def _step(executor, spec, version, executable, workdir, timeout, phase):
+    argv = command.build_argv(spec, version, phase, executable)
+    _check(executor.run(argv, timeout, cwd=workdir), spec, phase)
+
+
+def _check(result, spec, phase):
+    if result.exit_code == 0:
+        return
+    raw = (result.stdout + result.stderr).strip()
+    hint = ""
+    if spec.file_extra_flags == "direct" and "errno = 22" in raw:
+        hint = (" (the filesystem of the work directory may not support "
+                "O_DIRECT: put it elsewhere or drop file_extra_flags)")
+    raise SysbenchError("sysbench %s %s exited %d%s: %s"
+                        % (spec.label, phase, result.exit_code, hint,
+                           raw[-1500:]), raw)

@@ -1,0 +1,86 @@
+import contextlib
+import io
+import json
+import os
+import unittest
+
+from oslo_config import cfg
+
+from rally_container_bench import cli
+from rally_container_bench import opts
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures",
+                        "sysbench")
+
+
+def run_cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+class SysbenchParseCommandTestCase(unittest.TestCase):
+
+    def test_prints_the_documented_json(self):
+        path = os.path.join(FIXTURES, "1.0.20", "cpu-time.txt")
+        code, out, _ = run_cli("sysbench-parse", path)
+        self.assertEqual(0, code)
+        doc = json.loads(out)
+        self.assertEqual({"version", "test", "metrics"}, set(doc))
+        self.assertEqual(("1.0.20", "cpu"), (doc["version"], doc["test"]))
+        self.assertEqual("events/s", doc["metrics"]["events_per_s"]["unit"])
+        self.assertGreater(doc["metrics"]["events_per_s"]["value"], 0)
+
+    def test_unparseable_file_is_a_clear_error(self):
+        path = os.path.join(FIXTURES, "0.4.12", "fileio-prepare.txt")
+        code, out, err = run_cli("sysbench-parse", path)
+        self.assertEqual((2, ""), (code, out))
+        self.assertIn("rcbench sysbench-parse: error: no 'total time'", err)
+
+    def test_missing_file(self):
+        code, _, err = run_cli("sysbench-parse", "/nonexistent")
+        self.assertEqual(2, code)
+        self.assertIn("No such file", err)
+
+
+class PresetCommandsTestCase(unittest.TestCase):
+
+    def test_presets_lists_every_preset(self):
+        code, out, _ = run_cli("presets")
+        self.assertEqual(0, code)
+        self.assertIn("kek2015-fileio-rndwr", out)
+        self.assertEqual(14, len(out.splitlines()))
+
+    def test_sysbench_command(self):
+        code, out, _ = run_cli("sysbench-command", "kek2015-cpu",
+                               "--version", "0.4.12", "--threads", "4")
+        self.assertEqual(0, code)
+        self.assertEqual("sysbench --test=cpu --num-threads=4 --max-time=0 "
+                         "--max-requests=10000 --cpu-max-prime=20000 run\n",
+                         out)
+
+    def test_sysbench_command_rejects_a_phase_cpu_lacks(self):
+        code, _, err = run_cli("sysbench-command", "quick-cpu", "--version",
+                               "1.0.20", "--phase", "prepare")
+        self.assertEqual(2, code)
+        self.assertIn("only fileio has a prepare phase", err)
+
+
+class OptionsTestCase(unittest.TestCase):
+
+    def test_list_opts_is_one_group(self):
+        (group, options), = opts.list_opts()
+        self.assertEqual("container_bench", group)
+        names = {opt.name for opt in options}
+        self.assertTrue({"poll_interval", "boot_timeout", "ssh_timeout",
+                         "image_cache_dir", "docker_url", "libvirt_uri",
+                         "sysbench_path"} <= names)
+
+    def test_register_twice_on_a_fresh_conf(self):
+        conf = cfg.ConfigOpts()
+        opts.register(conf)
+        group = opts.register(conf)
+        conf([])
+        self.assertEqual("sysbench", group.sysbench_path)
+        self.assertEqual(0.2, group.poll_interval)

@@ -1,0 +1,132 @@
+"""Failure paths of the sysbench workload runner and the scenario mixin.
+
+STAND-IN: ScriptedExecutor replays recorded real sysbench outputs instead
+of running processes, to reach failure orders that a real sysbench rarely
+produces on demand. The real paths run in tests/functional.
+"""
+
+import os
+import unittest
+
+from rally import plugins as rally_plugins
+from rally.task import scenario
+
+from rally_container_bench.drivers import base
+from rally_container_bench.sysbench import presets
+from rally_container_bench.workloads import sysbench_run
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures",
+                        "sysbench", "1.0.20")
+
+
+def recorded(case):
+    with open(os.path.join(FIXTURES, case + ".txt")) as f:
+        return f.read()
+
+
+class ScriptedExecutor(base.Executor):
+    """Stand-in executor: answers by the sysbench phase in the argv."""
+
+    kind = "scripted"
+
+    def __init__(self, answers):
+        self.answers = answers
+        self.calls = []
+
+    def run(self, argv, timeout, cwd=None):
+        self.calls.append(list(argv))
+        key = "version" if "--version" in argv else argv[-1]
+        if argv[1] == "memory":
+            key = "memory-" + key
+        exit_code, stdout = self.answers.get(key, (0, ""))
+        return base.CommandResult(" ".join(argv), exit_code, stdout, "", 0.1)
+
+
+VERSION = (0, "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\n")
+
+
+class RunTestCase(unittest.TestCase):
+
+    def test_fileio_cleanup_runs_when_the_run_fails(self):
+        executor = ScriptedExecutor({"run": (1, "FATAL: boom")})
+        with self.assertRaisesRegex(sysbench_run.SysbenchError,
+                                    "fileio.rndrd run exited 1.*boom"):
+            sysbench_run.run_test(executor, presets.get("quick-fileio-rndrd"),
+                                  "1.0.20", "sysbench", "/tmp", 10)
+        self.assertEqual(["prepare", "run", "cleanup"],
+                         [argv[-1] for argv in executor.calls])
+
+    def test_unparseable_output_keeps_the_raw_text(self):
+        executor = ScriptedExecutor({"run": (0, "garbage\n")})
+        with self.assertRaises(sysbench_run.SysbenchError) as ctx:
+            sysbench_run.run_test(executor, presets.get("quick-cpu"),
+                                  "1.0.20", "sysbench", None, 10)
+        self.assertEqual("garbage\n", ctx.exception.raw)
+
+    def test_direct_io_refusal_gets_a_hint(self):
+        executor = ScriptedExecutor({"run": (
+            1, "FATAL: Cannot open file 'test_file.0' errno = 22")})
+        with self.assertRaisesRegex(sysbench_run.SysbenchError,
+                                    "may not support O_DIRECT"):
+            sysbench_run.run_test(executor, presets.get("quick-fileio-seqrd"),
+                                  "1.0.20", "sysbench", "/tmp", 10)
+
+    def test_timer_wraps_only_the_run(self):
+        timed = []
+
+        class Timer(object):
+            def __init__(self, label):
+                self.label = label
+
+            def __enter__(self):
+                timed.append((self.label, len(executor.calls)))
+
+            def __exit__(self, *exc):
+                timed.append((self.label, len(executor.calls)))
+
+        executor = ScriptedExecutor({"run": (0, recorded("fileio-rndwr"))})
+        run = sysbench_run.run_test(
+            executor, presets.get("quick-fileio-rndwr"), "1.0.20",
+            "sysbench", "/tmp", 10, timed=Timer)
+        # prepare is call 1 (before the timer), run is call 2 (inside).
+        self.assertEqual([("fileio.rndwr", 1), ("fileio.rndwr", 2)], timed)
+        self.assertEqual("fileio", run.result.test)
+
+    def test_version_detection_errors(self):
+        missing = ScriptedExecutor({"version": (127, "")})
+        with self.assertRaisesRegex(sysbench_run.SysbenchError,
+                                    "is sysbench installed"):
+            sysbench_run.detect_version(missing, "sysbench", 5)
+        odd = ScriptedExecutor({"version": (0, "hello\n")})
+        with self.assertRaisesRegex(sysbench_run.SysbenchError, "no 'sysb"):
+            sysbench_run.detect_version(odd, "sysbench", 5)
+
+
+class MixinTestCase(unittest.TestCase):
+
+    def make_scenario(self):
+        rally_plugins.load()
+        cls = scenario.Scenario.get("NativeHost.sysbench")
+        return cls(context={})
+
+    def test_one_failed_test_keeps_the_others(self):
+        executor = ScriptedExecutor({
+            "version": VERSION,
+            "run": (0, recorded("cpu-events")),
+            "memory-run": (1, "FATAL: out of memory"),
+        })
+        bench = self.make_scenario()
+        with self.assertRaisesRegex(Exception,
+                                    "1 of 3 sysbench tests failed: "
+                                    ".*memory.read run exited 1"):
+            bench.run_sysbench_tests(
+                executor, ["quick-cpu", "quick-memory-read", "quick-cpu"],
+                "sysbench", None, timeout=10)
+        titles = [item["title"] for item in bench._output["additive"]]
+        self.assertEqual(["sysbench cpu", "sysbench cpu"], titles)
+        actions = [a["name"] for a in bench.atomic_actions()]
+        self.assertEqual(["sysbench.cpu", "sysbench.memory.read",
+                          "sysbench.cpu"], actions)
+        environment = dict(bench._output["complete"][0]["data"]["rows"])
+        self.assertEqual("1.0.20", environment["sysbench_version"])
+        self.assertEqual("scripted", environment["driver"])

@@ -1,0 +1,104 @@
+"""Every scenario has a sample (yaml + json, same content); every sample and
+every task under tasks/ (with each of its args files) passes Rally's task
+syntax validation, which runs this package's validators."""
+
+import os
+import unittest
+from unittest import mock
+
+import yaml
+
+from rally import api
+from rally import plugins as rally_plugins
+from rally.task import engine
+from rally.task import scenario
+from rally.task import task_cfg
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+SAMPLES = os.path.join(TOP, "samples", "tasks")
+TASKS = os.path.join(TOP, "tasks")
+ARGS = os.path.join(TASKS, "args")
+
+
+def our_scenarios():
+    return {cls.get_name() for cls in scenario.Scenario.get_all()
+            if cls.__module__.startswith("rally_container_bench.")}
+
+
+class TaskFilesTestCase(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        rally_plugins.load()
+        cls.rapi = api.API(skip_db_check=True)
+
+    def render(self, path, **args):
+        with open(path) as f:
+            template = f.read()
+        rendered = self.rapi.task.render_template(
+            task_template=template, template_dir=os.path.dirname(path),
+            **args)
+        return yaml.safe_load(rendered)
+
+    def validate(self, path, **args):
+        config = task_cfg.TaskConfig(self.render(path, **args))
+        # Stand-ins: syntax validation needs no task record or DB.
+        eng = engine.TaskEngine(config, mock.MagicMock(), mock.Mock())
+        eng.validate(only_syntax=True)
+        return config
+
+    def sample_files(self, suffix):
+        for dirname, _, filenames in os.walk(SAMPLES):
+            for name in sorted(filenames):
+                if name.endswith(suffix):
+                    yield os.path.join(dirname, name)
+
+    def test_samples_pass_syntax_validation(self):
+        covered = set()
+        for path in self.sample_files(".yaml"):
+            with self.subTest(sample=path):
+                config = self.validate(path)
+                for subtask in config.subtasks:
+                    for workload in subtask["workloads"]:
+                        covered.add(workload["name"])
+                        self.assertTrue(workload.get("sla"),
+                                        "%s: a workload without sla" % path)
+        missing = our_scenarios() - covered
+        self.assertEqual(set(), missing, "scenarios without a sample")
+
+    def test_yaml_and_json_samples_are_pairs(self):
+        for path in self.sample_files(".yaml"):
+            twin = path[:-len(".yaml")] + ".json"
+            with self.subTest(sample=path):
+                self.assertTrue(os.path.exists(twin), "no " + twin)
+                self.assertEqual(self.render(path), self.render(twin))
+        for path in self.sample_files(".json"):
+            self.assertTrue(os.path.exists(path[:-5] + ".yaml"), path)
+
+    def test_sample_file_names_use_dashes(self):
+        for path in list(self.sample_files(".yaml")) + list(
+                self.sample_files(".json")):
+            self.assertNotIn("_", os.path.basename(path), path)
+
+    def test_tasks_pass_with_defaults_and_every_args_file(self):
+        args_files = sorted(os.listdir(ARGS))
+        self.assertTrue(args_files)
+        tasks = sorted(name for name in os.listdir(TASKS)
+                       if name.endswith(".yaml"))
+        self.assertTrue(tasks)
+        for task in tasks:
+            with self.subTest(task=task, args=None):
+                self.validate(os.path.join(TASKS, task))
+            for args_file in args_files:
+                with open(os.path.join(ARGS, args_file)) as f:
+                    args = yaml.safe_load(f)
+                with self.subTest(task=task, args=args_file):
+                    config = self.validate(os.path.join(TASKS, task), **args)
+                    self.assertEqual(len(args["concurrency"]),
+                                     len(config.subtasks))
+
+    def test_bad_args_fail_validation(self):
+        path = os.path.join(TASKS, "native_baseline.yaml")
+        with self.assertRaisesRegex(Exception, "unknown sysbench preset"):
+            self.validate(path, tests=["quick-cpu", "no-such-preset"])

@@ -1,0 +1,67 @@
+"""Bad NativeHost.sysbench input is rejected by Rally's validation (what
+``rally task validate`` runs), before anything runs, with a message that
+names the argument."""
+
+import os
+import tempfile
+import unittest
+
+from rally import plugins as rally_plugins
+from rally.task import scenario
+
+NAME = "NativeHost.sysbench"
+
+
+def errors(**args):
+    rally_plugins.load()
+    return scenario.Scenario.validate(
+        name=NAME, context={}, config={"args": args}, plugin_cfg=None,
+        vtype="syntax")
+
+
+class NativeSysbenchValidationTestCase(unittest.TestCase):
+
+    def assertRejected(self, fragment, **args):
+        found = errors(**args)
+        self.assertTrue(found, "accepted: %r" % (args,))
+        self.assertIn(fragment, " ".join(found))
+
+    def test_good_input_passes(self):
+        self.assertEqual([], errors(tests=["quick-cpu"]))
+        self.assertEqual([], errors(
+            tests=[{"preset": "kek2015-cpu", "threads": 2},
+                   {"test": "memory", "memory_oper": "write"}],
+            timeout=30))
+
+    def test_tests_required(self):
+        self.assertRejected("tests is required")
+
+    def test_unknown_preset_lists_the_known_ones(self):
+        self.assertRejected("tests: tests[0]: unknown sysbench preset "
+                            "'cpu'; known: kek2015-cpu", tests=["cpu"])
+
+    def test_bad_test_parameter(self):
+        self.assertRejected("tests[0]: file_extra_flags is 'direct; id'",
+                            tests=[{"preset": "quick-fileio-rndrd",
+                                    "file_extra_flags": "direct; id"}])
+
+    def test_unknown_argument(self):
+        self.assertRejected("times_to_run", tests=["quick-cpu"],
+                            times_to_run=3)
+
+    def test_timeout_must_be_positive(self):
+        self.assertRejected("timeout", tests=["quick-cpu"], timeout=0)
+
+    def test_sysbench_path_must_be_executable(self):
+        self.assertRejected("sysbench_path: '/nonexistent/sysbench' is not "
+                            "an executable", tests=["quick-cpu"],
+                            sysbench_path="/nonexistent/sysbench")
+
+    def test_workdir_must_be_a_writable_directory(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            missing = os.path.join(scratch, "missing")
+            self.assertRejected("workdir: %r is not an existing directory"
+                                % missing, tests=["quick-cpu"],
+                                workdir=missing)
+            self.assertEqual([], errors(tests=["quick-cpu"],
+                                        workdir=scratch))
