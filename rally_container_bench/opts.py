@@ -45,6 +45,7 @@ OPTS = [
                     "files (default: the system temporary directory). Put "
                     "it on the filesystem you mean to measure."),
     cfg.StrOpt("image_cache_dir", default=_DEFAULT_CACHE,
+               sample_default="~/.cache/rally-container-bench",
                help="Where offline-built guest images and the sysbench "
                     "0.4.12 build are cached."),
     cfg.StrOpt("docker_url", default="unix:///var/run/docker.sock",

@@ -24,7 +24,6 @@ default decides how long a run is.
 import re
 import shlex
 
-from rally_container_bench.sysbench import spec as spec_lib
 
 LEGACY = "legacy"
 MODERN = "modern"

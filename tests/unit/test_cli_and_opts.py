@@ -2,9 +2,11 @@ import contextlib
 import io
 import json
 import os
+import tempfile
 import unittest
 
 from oslo_config import cfg
+from oslo_config import generator
 
 from rally_container_bench import cli
 from rally_container_bench import opts
@@ -84,3 +86,19 @@ class OptionsTestCase(unittest.TestCase):
         conf([])
         self.assertEqual("sysbench", group.sysbench_path)
         self.assertEqual(0.2, group.poll_interval)
+
+
+class SampleConfigTestCase(unittest.TestCase):
+
+    def test_committed_sample_is_what_genconfig_writes(self):
+        top = os.path.join(os.path.dirname(__file__), "..", "..")
+        with tempfile.TemporaryDirectory() as scratch:
+            fresh = os.path.join(scratch, "sample.conf")
+            generator.main(["--namespace", "rally_container_bench",
+                            "--wrap-width", "79", "--output-file", fresh])
+            with open(fresh) as f:
+                expected = f.read()
+        with open(os.path.join(top, "etc",
+                               "rally_container_bench.conf.sample")) as f:
+            self.assertEqual(expected, f.read(),
+                             "run: tox -e genconfig")

@@ -1,0 +1,129 @@
+"""NativeHost.sysbench through Rally's own CLI and DB, as a user runs it."""
+
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+from tests.functional import helpers
+
+SAMPLE = os.path.join("samples", "tasks", "scenarios", "native-host",
+                      "sysbench.yaml")
+TASK = os.path.join("tasks", "native_baseline.yaml")
+
+
+class RallyNativeTestCase(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.home = helpers.RallyHome()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.home.close()
+
+    def test_plugin_list_shows_the_scenario(self):
+        out = self.home.rally("plugin", "list", "NativeHost").stdout
+        self.assertIn("NativeHost.sysbench", out)
+        self.assertIn("default", out)
+
+    def test_validate_rejects_bad_input_before_running(self):
+        proc = self.home.rally(
+            "task", "validate", TASK, "--task-args",
+            json.dumps({"tests": ["quick-cpu", "fast-cpu"]}), check=False)
+        self.assertNotEqual(0, proc.returncode)
+        self.assertIn("unknown sysbench preset 'fast-cpu'",
+                      proc.stdout + proc.stderr)
+        self.assertEqual(0, self.home.rally("task", "validate",
+                                            SAMPLE).returncode)
+
+    def test_sample_runs_with_no_failure_and_reports_metrics(self):
+        uuid, _ = self.home.start(SAMPLE)
+        report = self.home.results(uuid)
+        (workload,) = helpers.workloads(report)
+        self.assertEqual(4, workload["total_iteration_count"])
+        self.assertEqual(0, workload["failed_iteration_count"])
+        for iteration in workload["data"]:
+            self.assertIsNone(iteration["error"] or None)
+            self.assertEqual(["sysbench.cpu", "sysbench.memory.read",
+                              "sysbench.fileio.rndrd"],
+                             helpers.atomic_names(iteration))
+            tables = helpers.additive(iteration)
+            self.assertGreater(
+                tables["sysbench cpu"]["events_per_s (events/s)"], 0)
+            self.assertGreater(tables["sysbench memory.read"]
+                               ["mib_per_s (MiB/s)"], 0)
+            self.assertGreater(tables["sysbench fileio.rndrd"]
+                               ["reads_per_s (reads/s)"], 0)
+            environment = dict(
+                iteration["output"]["complete"][0]["data"]["rows"])
+            self.assertEqual("native", environment["driver"])
+        html = os.path.join(self.home.path, uuid + ".html")
+        self.home.rally("task", "report", uuid, "--out", html)
+        with open(html) as f:
+            page = f.read()
+        for text in ("NativeHost.sysbench", "sysbench.cpu", "events_per_s"):
+            self.assertIn(text, page)
+
+    def test_task_file_runs_legacy_sysbench_at_two_concurrencies(self):
+        legacy = helpers.sysbench04()
+        if not legacy:
+            self.skipTest("sysbench 0.4.12 could not be built here")
+        args = {"concurrency": [1, 2], "times": 2,
+                "tests": ["quick-cpu", "quick-fileio-seqrd"],
+                "sysbench_path": legacy}
+        uuid, _ = self.home.start(TASK, "--task-args", json.dumps(args))
+        found = []
+        for workload in helpers.workloads(self.home.results(uuid)):
+            self.assertEqual(0, workload["failed_iteration_count"])
+            found.append(workload["runner"]["constant"]["concurrency"])
+            for iteration in workload["data"]:
+                environment = dict(
+                    iteration["output"]["complete"][0]["data"]["rows"])
+                self.assertEqual("0.4.12", environment["sysbench_version"])
+                # 0.4 states no events/s: fixed work, compared by time.
+                cpu = helpers.additive(iteration)["sysbench cpu"]
+                self.assertNotIn("events_per_s (events/s)", cpu)
+                self.assertGreater(cpu["total_time_s (s)"], 0)
+        self.assertEqual([1, 2], found)
+
+    def test_failed_test_keeps_the_other_results(self):
+        workdir = tempfile.mkdtemp(prefix="rcbench-full-")
+        self.addCleanup(os.rmdir, workdir)
+        mount = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m",
+                                "tmpfs", workdir], capture_output=True)
+        if mount.returncode != 0:
+            self.skipTest("cannot mount a small tmpfs: %s" % mount.stderr)
+        self.addCleanup(subprocess.run, ["umount", workdir])
+        args = {"concurrency": [2], "times": 2, "tests": [
+            "quick-cpu", "quick-fileio-seqwr", "quick-memory-write"]}
+        task = os.path.join(self.home.path, "full-disk.yaml")
+        with open(task, "w") as f:
+            f.write(_FULL_DISK_TASK % json.dumps(workdir))
+        uuid, _ = self.home.start(task, "--task-args", json.dumps(args))
+        (workload,) = helpers.workloads(self.home.results(uuid))
+        self.assertEqual(2, workload["failed_iteration_count"])
+        for iteration in workload["data"]:
+            self.assertIn("1 of 3 sysbench tests failed",
+                          " ".join(iteration["error"]))
+            self.assertEqual({"sysbench cpu", "sysbench memory.write"},
+                             set(helpers.additive(iteration)))
+        self.assertEqual([], os.listdir(workdir))
+
+
+_FULL_DISK_TASK = """---
+version: 2
+title: full disk
+subtasks:
+  - title: one test fails, the others report
+    workloads:
+      - scenario:
+          NativeHost.sysbench:
+            tests: {{ tests | tojson }}
+            workdir: %s
+        runner:
+          constant:
+            times: {{ times }}
+            concurrency: {{ concurrency[0] }}
+"""

@@ -1,0 +1,38 @@
+#!/bin/bash
+# Install what rally-container-bench needs on Debian bookworm (as root), and
+# a Python venv (.venv) with the package, Rally and tox. Idempotent: a second
+# run with everything present installs nothing and takes seconds.
+#   tools/install-deps.sh            system packages + .venv
+# Environment: RCBENCH_VENV (default <repo>/.venv), PYTHON (default python3).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+venv="${RCBENCH_VENV:-$top/.venv}"
+python="${PYTHON:-python3}"
+
+# sysbench: the workload; gcc..libtool: build sysbench 0.4.12 (KEK's version).
+packages=(sysbench gcc make autoconf automake libtool python3-venv)
+
+missing=()
+for pkg in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" \
+        || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "install-deps: need root to apt-get install ${missing[*]}" >&2
+        exit 1
+    fi
+    echo "install-deps: apt-get install ${missing[*]}" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x "$venv/bin/rally" ] || [ ! -x "$venv/bin/tox" ] \
+        || ! "$venv/bin/python" -c "import rally_container_bench" 2>/dev/null; then
+    echo "install-deps: Python venv $venv (rally, rally-openstack, tox; ~1 min)" >&2
+    "$python" -m venv "$venv"
+    "$venv/bin/pip" install -q --upgrade pip
+    "$venv/bin/pip" install -q -e "$top" tox
+fi
+"$top/tools/build-sysbench-0.4.sh" >/dev/null

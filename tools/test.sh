@@ -1,0 +1,21 @@
+#!/bin/bash
+# The README's test command: install what the tests need, then run style,
+# unit and functional tests (real sysbench 1.0 and 0.4.12, Rally's CLI and DB).
+#   bash tools/test.sh [tox envs, default pep8,py3,functional]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+envs="${1:-pep8,py3,functional}"
+"$top/tools/install-deps.sh"
+venv="${RCBENCH_VENV:-$top/.venv}"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+"$venv/bin/tox" -e "$envs" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# stestr prints " - Passed: N" / " - Failed: N" per run: add them up.
+passed=$(awk '/^ - Passed: /{s+=$3} END{print s+0}' "$log")
+failed=$(awk '/^ - Failed: /{s+=$3} END{print s+0}' "$log")
+echo "tests: $passed passed, $failed failed"
+exit "$status"
