@@ -75,6 +75,10 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:
+        # e.g. "rcbench presets | head": the reader has all it wanted.
+        sys.stderr.close()
+        return 0
     except (ValueError, OSError) as e:
         # ParseError, SpecError and VersionError are ValueErrors.
         print("rcbench %s: error: %s" % (args.verb, e), file=sys.stderr)

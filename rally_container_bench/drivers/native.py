@@ -2,13 +2,13 @@
 
 Commands run as child processes of the Rally worker, without a shell (the
 argv goes to exec as it is, so no value is ever interpreted by a shell).
-Each command gets its own process group so a timeout or Ctrl-C kills all
-of it, sysbench threads included.
+They stay in Rally's process group on purpose: a Ctrl-C on ``rally task
+start`` then reaches them too (in a group of their own they would run on
+after Rally stopped). A timeout kills the child, sysbench threads included.
 """
 
 import os
 import platform
-import signal
 import subprocess
 import time
 
@@ -24,18 +24,17 @@ class NativeExecutor(base.Executor):
             proc = subprocess.Popen(
                 [str(word) for word in argv], cwd=cwd,
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, text=True, start_new_session=True)
+                stderr=subprocess.PIPE, text=True)
         except OSError as e:
             raise base.DriverError("cannot start %s: %s" % (argv[0], e))
         try:
             stdout, stderr = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill_group(proc)
+            _kill(proc)
             raise base.CommandTimeout("%s did not finish within %s s"
                                       % (argv[0], timeout))
         except BaseException:
-            # KeyboardInterrupt / Rally abort: leave nothing running.
-            _kill_group(proc)
+            _kill(proc)
             raise
         return base.CommandResult(
             command=" ".join(str(word) for word in argv),
@@ -49,11 +48,8 @@ class NativeExecutor(base.Executor):
                 "cpus": os.cpu_count()}
 
 
-def _kill_group(proc):
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+def _kill(proc):
+    proc.kill()
     proc.communicate()
 
 

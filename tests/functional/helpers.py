@@ -79,6 +79,22 @@ class RallyHome(object):
             return json.load(f)
 
 
+def processes(pattern):
+    """PIDs of live (not zombie) processes whose command line has pattern."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode()
+            with open("/proc/%s/stat" % pid) as f:
+                state = f.read().rsplit(")", 1)[-1].split()[0]
+        except OSError:
+            continue
+        if pattern in cmdline and state != "Z" and int(pid) != os.getpid():
+            found.append(int(pid))
+    return found
+
+
 def workloads(report):
     for task in report["tasks"]:
         for subtask in task["subtasks"]:

@@ -2,8 +2,10 @@
 
 import json
 import os
+import signal
 import subprocess
 import tempfile
+import time
 import unittest
 
 from tests.functional import helpers
@@ -111,6 +113,51 @@ class RallyNativeTestCase(unittest.TestCase):
                              set(helpers.additive(iteration)))
         self.assertEqual([], os.listdir(workdir))
 
+    def test_ctrl_c_stops_rally_and_every_sysbench(self):
+        marker = "cpu-max-prime=19991"
+        task = os.path.join(self.home.path, "long.yaml")
+        with open(task, "w") as f:
+            f.write(_LONG_TASK)
+        # Its own session, so the SIGINT below is what a terminal's Ctrl-C
+        # sends: one signal to the whole foreground process group.
+        rally = subprocess.Popen(
+            [os.path.join(helpers.BIN, "rally"), "--config-file",
+             self.home.conf, "task", "start", task],
+            env=dict(os.environ, HOME=self.home.path),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        self.addCleanup(_kill_group, rally.pid)
+        deadline = time.monotonic() + 60
+        while len(helpers.processes(marker)) < 2:
+            self.assertLess(time.monotonic(), deadline, "sysbench not seen")
+            time.sleep(0.2)
+        os.killpg(rally.pid, signal.SIGINT)
+        rally.wait(timeout=60)
+        time.sleep(0.5)
+        self.assertEqual([], helpers.processes(marker))
+
+
+def _kill_group(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+_LONG_TASK = """---
+version: 2
+title: interrupted
+subtasks:
+  - title: two long sysbench runs
+    workloads:
+      - scenario:
+          NativeHost.sysbench:
+            tests: [{"test": "cpu", "cpu_max_prime": 19991, "time": 120}]
+        runner:
+          constant:
+            times: 2
+            concurrency: 2
+"""
 
 _FULL_DISK_TASK = """---
 version: 2
