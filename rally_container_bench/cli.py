@@ -1,5 +1,8 @@
 """rcbench: the verbs Rally has no place for.
 
+    rcbench doctor                           what this host can run, why not
+    rcbench images build [--force]           build the offline guest image
+    rcbench engines start|stop [ENGINE ...]  start/stop engine daemons
     rcbench presets                          list the sysbench presets
     rcbench sysbench-command PRESET --version 0.4.12 [--phase run]
                                              print the command a preset runs
@@ -10,6 +13,11 @@ import argparse
 import json
 import sys
 
+from rally_container_bench.drivers import base
+from rally_container_bench.drivers import daemons
+from rally_container_bench.drivers import registry
+from rally_container_bench.images import guest
+from rally_container_bench import opts
 from rally_container_bench.sysbench import command
 from rally_container_bench.sysbench import parse
 from rally_container_bench.sysbench import presets
@@ -44,12 +52,70 @@ def _sysbench_parse(args):
     return 0
 
 
+def _doctor(args):
+    conf = opts.register()
+    image = guest.GuestImage.in_cache(conf.image_cache_dir)
+    state = (image.dir if image.is_built()
+             else "not built (rcbench images build)")
+    print("guest image   %s" % state)
+    usable_any = False
+    for name in registry.NAMES:
+        try:
+            usable, why = registry.driver_class(name).check(conf)
+        except Exception as e:  # a broken client library, say
+            usable, why = False, "cannot load the driver: %s" % e
+        usable_any = usable_any or usable
+        print("%-13s %-8s %s" % (name, "usable" if usable else "NO", why))
+    return 0 if usable_any else 1
+
+
+def _images_build(args):
+    conf = opts.register()
+    image = guest.build(conf.image_cache_dir, force=args.force)
+    print(image.dir)
+    return 0
+
+
+def _engines(args):
+    conf = opts.register()
+    known = daemons.daemons(conf)
+    names = args.engines or sorted(known)
+    for name in names:
+        if name not in known:
+            raise ValueError("no daemon to manage for %r; known: %s"
+                             % (name, ", ".join(sorted(known))))
+        daemon = known[name]
+        if args.action == "start":
+            started = daemon.start()
+            print("%s: %s" % (daemon.name, "started" if started
+                              else "already running"))
+        else:
+            stopped = daemon.stop()
+            print("%s: %s" % (daemon.name, "stopped" if stopped
+                              else "not started by rcbench"))
+    return 0
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="rcbench",
         description="rally-container-bench helpers (Rally runs the "
                     "benchmarks: rally task start ...)")
     sub = parser.add_subparsers(dest="verb", required=True)
+
+    p = sub.add_parser("doctor", help="what this host can run, and why not")
+    p.set_defaults(func=_doctor)
+
+    p = sub.add_parser("images", help="offline guest images")
+    p.add_argument("action", choices=["build"])
+    p.add_argument("--force", action="store_true",
+                   help="rebuild even if a cached image matches")
+    p.set_defaults(func=_images_build)
+
+    p = sub.add_parser("engines", help="start or stop engine daemons")
+    p.add_argument("action", choices=["start", "stop"])
+    p.add_argument("engines", nargs="*", metavar="ENGINE")
+    p.set_defaults(func=_engines)
 
     p = sub.add_parser("presets", help="list the sysbench presets")
     p.set_defaults(func=_presets)
@@ -79,7 +145,7 @@ def main(argv=None):
         # e.g. "rcbench presets | head": the reader has all it wanted.
         sys.stderr.close()
         return 0
-    except (ValueError, OSError) as e:
+    except (ValueError, OSError, base.DriverError, guest.ImageError) as e:
         # ParseError, SpecError and VersionError are ValueErrors.
         print("rcbench %s: error: %s" % (args.verb, e), file=sys.stderr)
         return 2

@@ -61,3 +61,86 @@ class Executor(abc.ABC):
     def describe(self):
         """Metadata of the place commands run (host, kernel, ...)."""
         return {"driver": self.kind}
+
+
+@dataclasses.dataclass
+class Instance:
+    """One VM or container, as a driver created it."""
+
+    name: str
+    id: str | None = None
+    ssh_host: str = "127.0.0.1"
+    ssh_port: int = 22
+    ssh_user: str = "root"
+    # The engine's own timestamps (epoch seconds): created, started, ...
+    engine_times: dict = dataclasses.field(default_factory=dict)
+    # Driver-private state (process handles, file paths).
+    private: dict = dataclasses.field(default_factory=dict)
+
+
+class Driver(abc.ABC):
+    """One engine. Scenarios time the phases around these calls:
+
+    build = create() + wait_running(); network = wait_reachable();
+    delete = delete() + wait_deleted().
+    Methods are called from several Rally runner threads at once.
+    """
+
+    #: the name task files use: "docker", "podman", "kvm", ...
+    name = None
+
+    def __init__(self, image, conf):
+        self.image = image
+        self.conf = conf
+
+    def prepare(self):
+        """Make the engine ready (daemon up, image imported); idempotent.
+
+        Runs before the first iteration, outside every timed phase.
+        """
+
+    @abc.abstractmethod
+    def create(self, name):
+        """Send the create request; return the Instance."""
+
+    @abc.abstractmethod
+    def wait_running(self, instance, timeout):
+        """Return when the engine reports the instance running."""
+
+    def wait_reachable(self, instance, timeout):
+        """Return when an SSH login to the instance succeeds."""
+        from rally_container_bench.drivers import ssh
+        ssh.wait_for_login(self.executor(instance), timeout,
+                           self.conf.ssh_poll_interval)
+
+    def executor(self, instance):
+        from rally_container_bench.drivers import ssh
+        return ssh.SSHExecutor(instance, self.image.read_private_key(),
+                               kind=self.name)
+
+    @abc.abstractmethod
+    def delete(self, instance):
+        """Send the delete request."""
+
+    @abc.abstractmethod
+    def wait_deleted(self, instance, timeout):
+        """Return when the engine no longer lists the instance."""
+
+    @abc.abstractmethod
+    def list_names(self, prefix):
+        """Names of the instances of this engine that start with prefix."""
+
+    def remove(self, name):
+        """Delete an instance found by name (cleanup of leftovers)."""
+        instance = Instance(name=name, id=name)
+        self.delete(instance)
+        self.wait_deleted(instance, self.conf.delete_timeout)
+
+    def describe(self):
+        """Metadata of every result: driver, runtime, acceleration, ..."""
+        return {"driver": self.name, "image": self.image.id}
+
+    @classmethod
+    def check(cls, conf):
+        """(usable, why) for ``rcbench doctor``: can this host run it?"""
+        return False, "no check written for %s" % cls.name

@@ -72,7 +72,8 @@ class EveryModuleLoadsTestCase(unittest.TestCase):
             with self.subTest(plugin=cls.__name__):
                 base = cls._get_base()
                 self.assertIs(cls, base.get(cls.get_name(),
-                                            platform=cls.get_platform()))
+                                            platform=cls.get_platform(),
+                                            allow_hidden=True))
 
     def test_native_scenario_is_platform_agnostic(self):
         rally_plugins.load()

@@ -1,0 +1,157 @@
+"""Start and stop the engine daemons this machine does not start itself.
+
+On an ordinary host systemd runs dockerd and libvirtd; on hosts without an
+init system (containers, CI sandboxes) ``rcbench engines start`` does. A
+daemon started here is detached (its own session) and its pid is kept in
+<cache>/daemons/<name>.pid so ``rcbench engines stop`` stops exactly what
+was started here and nothing else.
+
+Detached daemons are re-parented to PID 1, which may never reap them: a
+stopped daemon can linger as a zombie, so liveness is read from
+/proc/PID/stat (state Z = gone), never from ``kill -0``.
+"""
+
+import os
+import signal
+import subprocess
+import time
+
+from rally_container_bench.drivers import base
+
+
+class Daemon(object):
+    """One engine daemon: how to start it and how to tell it answers.
+
+    Without ``answers`` it answers while the process started here runs.
+    """
+
+    def __init__(self, name, argv, cache_dir, answers=None):
+        self.name = name
+        self.argv = argv
+        self.cache_dir = cache_dir
+        self.answers = answers or (lambda: self.started_pid() is not None)
+
+    def _files(self):
+        directory = os.path.join(os.path.expanduser(self.cache_dir),
+                                 "daemons")
+        os.makedirs(directory, exist_ok=True)
+        return (os.path.join(directory, self.name + ".pid"),
+                os.path.join(directory, self.name + ".log"))
+
+    def started_pid(self):
+        """Pid of the daemon this tool started, if it still runs."""
+        pidfile, _ = self._files()
+        try:
+            with open(pidfile) as f:
+                pid = int(f.read())
+        except (OSError, ValueError):
+            return None
+        return pid if alive(pid) else None
+
+    def start(self, timeout=60):
+        """Start unless it answers already; True when started here."""
+        if self.answers():
+            return False
+        pidfile, logfile = self._files()
+        with open(logfile, "ab") as log:
+            proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
+                                    stdout=log, stderr=log,
+                                    start_new_session=True)
+        with open(pidfile, "w") as f:
+            f.write(str(proc.pid))
+        deadline = time.monotonic() + timeout
+        while not self.answers():
+            if not alive(proc.pid):
+                raise base.DriverError("%s exited at start; see %s"
+                                       % (self.name, logfile))
+            if time.monotonic() > deadline:
+                raise base.DriverError("%s does not answer after %s s; see "
+                                       "%s" % (self.name, timeout, logfile))
+            time.sleep(0.2)
+        return True
+
+    def stop(self, timeout=30):
+        """Stop the daemon started here (no other); True when stopped."""
+        pid = self.started_pid()
+        pidfile, _ = self._files()
+        if pid is None:
+            _remove(pidfile)
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while alive(pid):
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                deadline = time.monotonic() + 5
+            time.sleep(0.2)
+        _remove(pidfile)
+        return True
+
+
+def alive(pid):
+    """True if pid runs (a zombie does not)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            state = f.read().rsplit(")", 1)[-1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _remove(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _docker_answers(conf):
+    def answers():
+        import docker
+        try:
+            return docker.DockerClient(base_url=conf.docker_url,
+                                       timeout=5).ping()
+        except Exception:
+            return False
+    return answers
+
+
+def hybrid_cgroups():
+    """True on the hybrid cgroup layout (crun 1.8, libvirt-LXC refuse it).
+
+    Hybrid: cgroup v1 controllers plus a cgroup2 mount at
+    /sys/fs/cgroup/unified.
+    """
+    try:
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                # ID PARENT DEV ROOT MOUNTPOINT OPTS ... - FSTYPE SOURCE ...
+                mount, _, fs = line.partition(" - ")
+                if (mount.split()[4] == "/sys/fs/cgroup/unified"
+                        and fs.split()[0] == "cgroup2"):
+                    return True
+    except OSError:
+        pass
+    return False
+
+
+def daemons(conf):
+    """The daemons local drivers need, by engine name."""
+    socket = conf.docker_url.replace("unix://", "", 1)
+    cache = conf.image_cache_dir
+    found = {
+        "docker": Daemon("dockerd", [
+            "dockerd", "--host", conf.docker_url,
+            "--pidfile", os.path.join(os.path.dirname(socket), "docker.pid"),
+        ], cache, _docker_answers(conf)),
+    }
+    if hybrid_cgroups():
+        # Not a daemon: a process holding a private mount namespace without
+        # the cgroup2 mount, for every crun-podman command (nsenter) to
+        # share, so the netns bind mounts podman makes stay consistent.
+        # The host's own mounts are untouched.
+        found["podman-crun"] = Daemon("podman-crun-mounts", [
+            "unshare", "-m", "--propagation", "private", "sh", "-c",
+            "umount /sys/fs/cgroup/unified && exec sleep infinity",
+        ], cache)
+    return found

@@ -1,0 +1,152 @@
+"""Docker Engine, through the docker SDK.
+
+Each container publishes its sshd on 127.0.0.1 only (a port Docker picks),
+so every probe of the network phase stays on loopback. Containers carry
+the label ``rcbench=1`` and the Rally resource name, which cleanup uses.
+"""
+
+import datetime
+import os
+import shutil
+import threading
+import time
+
+import docker
+from docker import errors as docker_errors
+
+from rally_container_bench.drivers import base
+
+LABEL = "rcbench"
+SSHD = ["/usr/sbin/sshd", "-D", "-e"]
+
+
+def parse_timestamp(text):
+    """Docker's RFC 3339 with nanoseconds -> epoch seconds (float)."""
+    if not text or text.startswith("0001-"):
+        return None
+    head, _, rest = text.rstrip("Z").partition(".")
+    fraction = float("0." + rest) if rest else 0.0
+    moment = datetime.datetime.strptime(head, "%Y-%m-%dT%H:%M:%S")
+    return moment.replace(tzinfo=datetime.timezone.utc).timestamp() + fraction
+
+
+class DockerDriver(base.Driver):
+    name = "docker"
+
+    def __init__(self, image, conf):
+        super().__init__(image, conf)
+        self._local = threading.local()
+
+    @property
+    def client(self):
+        # One client per process and thread: Rally forks its runner
+        # processes after setup, and an HTTP session must not cross them.
+        key = (os.getpid(), threading.get_ident())
+        if getattr(self._local, "key", None) != key:
+            self._local.client = docker.DockerClient(
+                base_url=self.conf.docker_url, timeout=120)
+            self._local.key = key
+        return self._local.client
+
+    def prepare(self):
+        try:
+            self.client.images.get(self.image.tag)
+            return
+        except docker_errors.ImageNotFound:
+            pass
+        repository, tag = self.image.tag.rsplit(":", 1)
+        self.client.api.import_image_from_file(
+            self.image.tarball, repository=repository, tag=tag,
+            changes=['CMD ["%s"]' % '", "'.join(SSHD)])
+        self.client.images.get(self.image.tag)
+
+    def create(self, name):
+        try:
+            container = self.client.containers.create(
+                self.image.tag, name=name, detach=True,
+                labels={LABEL: "1"}, ports={"22/tcp": ("127.0.0.1", None)})
+            container.start()
+        except docker_errors.DockerException as e:
+            raise base.DriverError("docker could not start %s: %s"
+                                   % (name, e))
+        return base.Instance(name=name, id=container.id)
+
+    def wait_running(self, instance, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            attrs = self._inspect(instance)
+            state = attrs["State"]
+            if state.get("Running"):
+                break
+            if state.get("Status") in ("exited", "dead"):
+                raise base.DriverError("container %s %s: %s"
+                                       % (instance.name, state["Status"],
+                                          state.get("Error") or "")
+                                       )
+            if time.monotonic() > deadline:
+                raise base.DriverError("container %s not running within "
+                                       "%s s" % (instance.name, timeout))
+            time.sleep(self.conf.poll_interval)
+        instance.engine_times = {
+            "created": parse_timestamp(attrs["Created"]),
+            "started": parse_timestamp(state.get("StartedAt")),
+        }
+        bindings = attrs["NetworkSettings"]["Ports"].get("22/tcp") or []
+        if not bindings:
+            raise base.DriverError("container %s has no published SSH port"
+                                   % instance.name)
+        instance.ssh_host = bindings[0]["HostIp"] or "127.0.0.1"
+        instance.ssh_port = int(bindings[0]["HostPort"])
+
+    def _inspect(self, instance):
+        try:
+            return self.client.api.inspect_container(instance.id)
+        except docker_errors.NotFound:
+            raise base.DriverError("container %s is gone" % instance.name)
+
+    def delete(self, instance):
+        try:
+            self.client.api.remove_container(instance.id or instance.name,
+                                             force=True)
+        except docker_errors.NotFound:
+            pass
+        except docker_errors.DockerException as e:
+            raise base.DriverError("docker could not remove %s: %s"
+                                   % (instance.name, e))
+
+    def wait_deleted(self, instance, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.client.api.inspect_container(instance.id or
+                                                  instance.name)
+            except docker_errors.NotFound:
+                return
+            if time.monotonic() > deadline:
+                raise base.DriverError("container %s still listed after "
+                                       "%s s" % (instance.name, timeout))
+            time.sleep(self.conf.poll_interval)
+
+    def list_names(self, prefix):
+        containers = self.client.api.containers(
+            all=True, filters={"label": LABEL})
+        names = [name.lstrip("/") for c in containers for name in c["Names"]]
+        return sorted(name for name in names if name.startswith(prefix))
+
+    @classmethod
+    def check(cls, conf):
+        if shutil.which("dockerd") is None:
+            return False, "dockerd is not installed (apt: docker.io)"
+        try:
+            version = docker.DockerClient(base_url=conf.docker_url,
+                                          timeout=5).version()["Version"]
+        except Exception as e:
+            return False, ("dockerd does not answer at %s (rcbench engines "
+                           "start docker): %s" % (conf.docker_url, e))
+        return True, "docker %s at %s" % (version, conf.docker_url)
+
+    def describe(self):
+        version = self.client.version()
+        return dict(super().describe(), runtime="runc",
+                    engine_version="docker " + version.get("Version", "?"),
+                    acceleration="none (container)")

@@ -1,0 +1,168 @@
+"""Podman (rootful, daemonless) with the OCI runtime runc or crun.
+
+Driven through the podman CLI, as operators do. sshd is published on
+127.0.0.1 only. Flags this host needs: cgroupfs (no systemd) and a file
+event log; a containers.conf in the cache keeps the nofile ulimit under
+root's hard limit. crun 1.8 refuses the hybrid cgroup layout, so on such
+hosts every crun-podman command runs in one private mount namespace
+without the cgroup2 mount (``rcbench engines start podman-crun``).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import time
+
+from rally_container_bench.drivers import base
+from rally_container_bench.drivers import daemons
+from rally_container_bench.drivers import docker as docker_driver
+
+LABEL = "rcbench"
+_CONTAINERS_CONF = """[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=20000:20000"]
+"""
+
+
+class PodmanDriver(base.Driver):
+    runtime = None
+
+    def _conf_file(self):
+        directory = os.path.join(
+            os.path.expanduser(self.conf.image_cache_dir), "podman")
+        os.makedirs(directory, exist_ok=True)
+        path = os.path.join(directory, "containers.conf")
+        if not os.path.exists(path):
+            with open(path, "w") as f:
+                f.write(_CONTAINERS_CONF)
+        return path
+
+    @classmethod
+    def _namespace_holder(cls, conf):
+        """The daemon whose mount namespace commands must enter, or None."""
+        return daemons.daemons(conf).get(cls.name)
+
+    def _podman(self, *args, timeout=120):
+        prefix = []
+        holder = self._namespace_holder(self.conf)
+        if holder is not None:
+            pid = holder.started_pid()
+            if pid is None:
+                raise base.DriverError(
+                    "%s needs its mount namespace on this host (hybrid "
+                    "cgroups): rcbench engines start %s"
+                    % (self.name, self.name))
+            prefix = ["nsenter", "--mount", "--target", str(pid)]
+        argv = prefix + ["podman", "--cgroup-manager=cgroupfs",
+                         "--events-backend=file", "--runtime",
+                         self.runtime] + list(args)
+        env = dict(os.environ, CONTAINERS_CONF=self._conf_file())
+        try:
+            return subprocess.run(argv, capture_output=True, text=True,
+                                  env=env, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise base.CommandTimeout("podman %s did not finish within %s s"
+                                      % (args[0], timeout))
+
+    def _checked(self, *args):
+        proc = self._podman(*args)
+        if proc.returncode != 0:
+            raise base.DriverError("podman %s failed: %s"
+                                   % (args[0], proc.stderr.strip()[-1500:]))
+        return proc.stdout
+
+    def prepare(self):
+        if self._podman("image", "exists", self.image.tag).returncode == 0:
+            return
+        self._checked("import", "--change",
+                      'CMD ["%s"]' % '", "'.join(docker_driver.SSHD),
+                      self.image.tarball, self.image.tag)
+
+    def create(self, name):
+        out = self._checked("run", "-d", "--name", name, "--label",
+                            LABEL + "=1", "-p", "127.0.0.1::22",
+                            self.image.tag)
+        return base.Instance(name=name, id=out.strip())
+
+    def _inspect(self, instance):
+        proc = self._podman("container", "inspect", instance.id)
+        if proc.returncode != 0:
+            raise base.DriverError("container %s is gone: %s"
+                                   % (instance.name, proc.stderr.strip()))
+        return json.loads(proc.stdout)[0]
+
+    def wait_running(self, instance, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            attrs = self._inspect(instance)
+            state = attrs["State"]
+            if state.get("Running"):
+                break
+            if state.get("Status") in ("exited", "stopped", "dead"):
+                raise base.DriverError("container %s %s: %s"
+                                       % (instance.name, state["Status"],
+                                          state.get("Error") or ""))
+            if time.monotonic() > deadline:
+                raise base.DriverError("container %s not running within "
+                                       "%s s" % (instance.name, timeout))
+            time.sleep(self.conf.poll_interval)
+        instance.engine_times = {
+            "created": docker_driver.parse_timestamp(attrs["Created"]),
+            "started": docker_driver.parse_timestamp(state.get("StartedAt")),
+        }
+        bindings = (attrs["NetworkSettings"]["Ports"] or {}).get("22/tcp")
+        if not bindings:
+            raise base.DriverError("container %s has no published SSH port"
+                                   % instance.name)
+        instance.ssh_host = bindings[0]["HostIp"] or "127.0.0.1"
+        instance.ssh_port = int(bindings[0]["HostPort"])
+
+    def delete(self, instance):
+        # -t 0: kill at once (the default waits 10 s for a clean stop).
+        proc = self._podman("rm", "-f", "-t", "0", instance.id or
+                            instance.name)
+        if proc.returncode not in (0, 1):
+            raise base.DriverError("podman could not remove %s: %s"
+                                   % (instance.name, proc.stderr.strip()))
+
+    def wait_deleted(self, instance, timeout):
+        deadline = time.monotonic() + timeout
+        while self._podman("container", "exists", instance.id or
+                           instance.name).returncode == 0:
+            if time.monotonic() > deadline:
+                raise base.DriverError("container %s still listed after "
+                                       "%s s" % (instance.name, timeout))
+            time.sleep(self.conf.poll_interval)
+
+    def list_names(self, prefix):
+        out = self._checked("ps", "-a", "--filter", "label=" + LABEL,
+                            "--format", "{{.Names}}")
+        return sorted(n for n in out.split() if n.startswith(prefix))
+
+    @classmethod
+    def check(cls, conf):
+        for tool in ("podman", cls.runtime):
+            if shutil.which(tool) is None:
+                return False, "%s is not installed (apt: %s)" % (tool, tool)
+        holder = cls._namespace_holder(conf)
+        if holder is not None and holder.started_pid() is None:
+            return False, ("hybrid cgroups: %s needs rcbench engines start "
+                           "%s" % (cls.runtime, cls.name))
+        return True, "podman with %s" % cls.runtime
+
+    def describe(self):
+        version = self._checked("version", "--format",
+                                "{{.Client.Version}}").strip()
+        return dict(super().describe(), runtime=self.runtime,
+                    engine_version="podman " + version,
+                    acceleration="none (container)")
+
+
+class PodmanRuncDriver(PodmanDriver):
+    name = "podman-runc"
+    runtime = "runc"
+
+
+class PodmanCrunDriver(PodmanDriver):
+    name = "podman-crun"
+    runtime = "crun"

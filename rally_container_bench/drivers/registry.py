@@ -1,0 +1,54 @@
+"""Driver names -> classes, and one prepared driver per process.
+
+Modules are imported on first use, so an engine whose client library is
+missing fails only when it is asked for, with its name in the message.
+"""
+
+import importlib
+import os
+import threading
+
+from rally_container_bench.drivers import base
+from rally_container_bench.images import guest
+
+DRIVERS = {
+    "docker": "rally_container_bench.drivers.docker:DockerDriver",
+    "podman-runc": "rally_container_bench.drivers.podman:PodmanRuncDriver",
+    "podman-crun": "rally_container_bench.drivers.podman:PodmanCrunDriver",
+}
+NAMES = tuple(sorted(DRIVERS))
+
+_lock = threading.Lock()
+_prepared = {}
+
+
+def driver_class(name):
+    try:
+        module_name, class_name = DRIVERS[name].split(":")
+    except KeyError:
+        raise base.DriverError("unknown driver %r; known: %s"
+                               % (name, ", ".join(NAMES)))
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def guest_image(conf):
+    image = guest.GuestImage.in_cache(conf.image_cache_dir)
+    if not image.is_built():
+        raise base.DriverError("the guest image is not built in %s: run "
+                               "'rcbench images build'" % image.dir)
+    return image
+
+
+def prepared_driver(name, conf):
+    """The driver ``name`` of this process, prepared once (thread-safe).
+
+    Rally's runner forks worker processes, so each prepares its own (the
+    engine work is idempotent: the image is imported only once).
+    """
+    key = (os.getpid(), name)
+    with _lock:
+        if key not in _prepared:
+            driver = driver_class(name)(guest_image(conf), conf)
+            driver.prepare()
+            _prepared[key] = driver
+        return _prepared[key]

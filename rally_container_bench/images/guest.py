@@ -1,0 +1,238 @@
+"""Build the guest image offline, from Debian packages only.
+
+No registry and no cloud image can be downloaded here, so one debootstrap
+rootfs (minbase + openssh-server + sysbench + a Debian kernel) is the
+source of every form an engine needs:
+
+  rootfs/        the tree (LXC uses it as the lower layer of an overlay)
+  rootfs.tar     the tree without /boot and kernel modules (docker/podman
+                 import it)
+  disk.qcow2     ext4 filesystem image of the whole tree, no bootloader
+  vmlinuz, initrd.img   booted directly by QEMU (-kernel/-initrd)
+  id_ed25519     the key whose public half is root's authorized key
+
+Everything lives in <cache>/guest-<hash>/, where the hash covers every
+input (suite, mirror, packages, init script, builder version): a second
+build with the same inputs reuses it. The build runs as root (debootstrap).
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+BUILDER_VERSION = "1"
+SUITE = "bookworm"
+DEFAULT_MIRROR = "http://deb.debian.org/debian"
+PACKAGES = ("openssh-server", "sysbench", "iproute2", "kmod",
+            "linux-image-amd64", "initramfs-tools")
+DISK_SIZE = "4G"
+KEY_NAME = "id_ed25519"
+
+# PID 1 of a VM guest (QEMU boots it with init=) and the entry of a system
+# container: mounts what sshd needs, brings up QEMU's user-mode network
+# (10.0.2.15, gateway 10.0.2.2 inside QEMU's own slirp), runs sshd.
+INIT_SCRIPT = r"""#!/bin/sh
+# rally-container-bench guest init: mount, network (VM only), sshd.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+mountpoint -q /proc || mount -t proc proc /proc
+mountpoint -q /sys || mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /run/sshd
+mountpoint -q /dev/pts || mount -t devpts devpts /dev/pts
+if [ "$1" = vm ]; then
+    mount -o remount,rw / 2>/dev/null
+    modprobe virtio_net 2>/dev/null
+    ip link set lo up
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        [ -e /sys/class/net/eth0 ] && break
+        sleep 0.2
+    done
+    ip link set eth0 up
+    ip addr add 10.0.2.15/24 dev eth0
+    ip route add default via 10.0.2.2
+fi
+echo "rcbench-guest: starting sshd"
+exec /usr/sbin/sshd -D -e ${RCBENCH_SSH_PORT:+-p "$RCBENCH_SSH_PORT"}
+"""
+
+
+class ImageError(Exception):
+    """The guest image could not be built; the message says which step."""
+
+
+def log(message):
+    print("[%s] images: %s" % (time.strftime("%H:%M:%S"), message),
+          file=sys.stderr, flush=True)
+
+
+def inputs(mirror=DEFAULT_MIRROR):
+    return {"builder": BUILDER_VERSION, "suite": SUITE, "mirror": mirror,
+            "packages": list(PACKAGES), "init": INIT_SCRIPT,
+            "disk_size": DISK_SIZE}
+
+
+def image_id(mirror=DEFAULT_MIRROR):
+    blob = json.dumps(inputs(mirror), sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:12]
+
+
+class GuestImage(object):
+    """The paths of one built (or to-be-built) guest image."""
+
+    def __init__(self, directory, ident, mirror=DEFAULT_MIRROR):
+        self.id = ident
+        self.mirror = mirror
+        self.dir = directory
+        self.rootfs = os.path.join(self.dir, "rootfs")
+        self.tarball = os.path.join(self.dir, "rootfs.tar")
+        self.disk = os.path.join(self.dir, "disk.qcow2")
+        self.kernel = os.path.join(self.dir, "vmlinuz")
+        self.initrd = os.path.join(self.dir, "initrd.img")
+        self.private_key = os.path.join(self.dir, KEY_NAME)
+        self.manifest = os.path.join(self.dir, "manifest.json")
+
+    @classmethod
+    def in_cache(cls, cache_dir, mirror=DEFAULT_MIRROR):
+        ident = image_id(mirror)
+        directory = os.path.join(os.path.expanduser(cache_dir),
+                                 "guest-" + ident)
+        return cls(directory, ident, mirror)
+
+    @property
+    def tag(self):
+        """Name of the image in Docker and Podman."""
+        return "localhost/rcbench-guest:" + self.id
+
+    def is_built(self):
+        return os.path.exists(self.manifest)
+
+    def read_private_key(self):
+        with open(self.private_key) as f:
+            return f.read()
+
+    def describe(self):
+        with open(self.manifest) as f:
+            return json.load(f)
+
+
+def build(cache_dir, mirror=DEFAULT_MIRROR, force=False):
+    """Build the guest image unless it is cached; return a GuestImage."""
+    image = GuestImage.in_cache(cache_dir, mirror)
+    if image.is_built() and not force:
+        log("guest image %s is cached in %s" % (image.id, image.dir))
+        return image
+    if os.geteuid() != 0:
+        raise ImageError("building the guest image needs root (debootstrap)")
+    for tool in ("debootstrap", "mkfs.ext4", "qemu-img", "ssh-keygen"):
+        if shutil.which(tool) is None:
+            raise ImageError("%s is missing (tools/install-deps.sh installs "
+                             "it)" % tool)
+    started = time.monotonic()
+    staged = GuestImage(image.dir + ".partial", image.id, mirror)
+    shutil.rmtree(staged.dir, ignore_errors=True)
+    os.makedirs(staged.dir)
+    _debootstrap(staged)
+    _configure(staged)
+    _export(staged)
+    with open(staged.manifest, "w") as f:
+        json.dump(dict(inputs(mirror), id=image.id,
+                       kernel_version=_kernel_version(staged),
+                       sysbench=_sysbench_version(staged),
+                       built_at=time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                              time.gmtime())),
+                  f, indent=2, sort_keys=True)
+    shutil.rmtree(image.dir, ignore_errors=True)
+    os.rename(staged.dir, image.dir)
+    log("guest image %s built in %.0f s: %s"
+        % (image.id, time.monotonic() - started, image.dir))
+    return image
+
+
+def _run(argv, what, **kwargs):
+    proc = subprocess.run(argv, capture_output=True, text=True, **kwargs)
+    if proc.returncode != 0:
+        raise ImageError("%s failed (exit %d): %s"
+                         % (what, proc.returncode,
+                            (proc.stderr or proc.stdout)[-2000:]))
+    return proc.stdout
+
+
+def _debootstrap(image):
+    log("debootstrap %s minbase + %s (2-4 min) ..."
+        % (SUITE, ", ".join(PACKAGES)))
+    _run(["debootstrap", "--variant=minbase",
+          "--include=" + ",".join(PACKAGES), SUITE, image.rootfs,
+          image.mirror], "debootstrap")
+
+
+def _configure(image):
+    log("configuring sshd, key, init")
+    root = image.rootfs
+    init = os.path.join(root, "sbin", "rcbench-init")
+    with open(init, "w") as f:
+        f.write(INIT_SCRIPT)
+    os.chmod(init, 0o755)
+    os.makedirs(os.path.join(root, "run", "sshd"), exist_ok=True)
+    _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C",
+          "rally-container-bench guest", "-f", image.private_key],
+         "ssh-keygen")
+    ssh_dir = os.path.join(root, "root", ".ssh")
+    os.makedirs(ssh_dir, mode=0o700, exist_ok=True)
+    shutil.copy(image.private_key + ".pub",
+                os.path.join(ssh_dir, "authorized_keys"))
+    os.chmod(os.path.join(ssh_dir, "authorized_keys"), 0o600)
+    conf = os.path.join(root, "etc", "ssh", "sshd_config.d", "rcbench.conf")
+    with open(conf, "w") as f:
+        f.write("PermitRootLogin prohibit-password\nPasswordAuthentication "
+                "no\nUseDNS no\n")
+    with open(os.path.join(root, "etc", "hostname"), "w") as f:
+        f.write("rcbench-guest\n")
+    # Logins must not wait for a missing DNS server.
+    with open(os.path.join(root, "etc", "resolv.conf"), "w") as f:
+        f.write("")
+    # Keep the image small: apt lists and caches are not needed.
+    for sub in ("var/cache/apt/archives", "var/lib/apt/lists"):
+        path = os.path.join(root, sub)
+        for name in os.listdir(path):
+            target = os.path.join(path, name)
+            if os.path.isfile(target):
+                os.unlink(target)
+
+
+def _export(image):
+    root = image.rootfs
+    boot = os.path.join(root, "boot")
+    kernels = sorted(n for n in os.listdir(boot) if n.startswith("vmlinuz-"))
+    initrds = sorted(n for n in os.listdir(boot) if n.startswith("initrd."))
+    if not kernels or not initrds:
+        raise ImageError("no kernel/initrd under %s" % boot)
+    shutil.copy(os.path.join(boot, kernels[-1]), image.kernel)
+    shutil.copy(os.path.join(boot, initrds[-1]), image.initrd)
+    log("writing rootfs.tar (containers: no kernel, no modules)")
+    _run(["tar", "--numeric-owner", "--exclude=./boot",
+          "--exclude=./lib/modules", "--exclude=./usr/lib/modules", "-C",
+          root, "-cf", image.tarball, "."], "tar")
+    log("writing disk.qcow2 (ext4 of the tree, %s)" % DISK_SIZE)
+    raw = image.disk + ".raw"
+    _run(["mkfs.ext4", "-q", "-F", "-L", "rcbench", "-d", root, raw,
+          DISK_SIZE], "mkfs.ext4")
+    _run(["qemu-img", "convert", "-O", "qcow2", raw, image.disk],
+         "qemu-img convert")
+    os.unlink(raw)
+
+
+def _kernel_version(image):
+    modules = os.path.join(image.rootfs, "lib", "modules")
+    names = sorted(os.listdir(modules)) if os.path.isdir(modules) else []
+    return names[-1] if names else None
+
+
+def _sysbench_version(image):
+    out = _run(["chroot", image.rootfs, "sysbench", "--version"],
+               "sysbench --version in the rootfs")
+    return out.strip()

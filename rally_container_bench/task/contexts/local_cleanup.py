@@ -1,0 +1,47 @@
+"""Remove what a task left on the local engines, whatever happened.
+
+A default context of every LocalInstances scenario: at the end of the
+workload (also after failures, timeouts and aborts) it asks each local
+engine for instances whose names Rally generated for this task, and
+deletes them. Engines that are not running are skipped.
+"""
+
+from rally.common import logging
+from rally.task import context
+from rally.task import scenario
+
+from rally_container_bench.drivers import base
+from rally_container_bench.drivers import registry
+from rally_container_bench import opts
+
+LOG = logging.getLogger(__name__)
+
+
+@context.configure(name="rcbench_local_cleanup", platform="default",
+                   order=900, hidden=True)
+class LocalCleanup(context.Context):
+    CONFIG_SCHEMA = {"type": "object", "additionalProperties": False}
+
+    def setup(self):
+        pass
+
+    def cleanup(self):
+        conf = opts.register()
+        task_id = self.context["task"]["uuid"]
+        owner = scenario.Scenario.get(self.context["scenario_name"])
+        for name in registry.NAMES:
+            try:
+                driver = registry.driver_class(name)(None, conf)
+                leftovers = [n for n in driver.list_names("")
+                             if owner.name_matches_object(n, task_id=task_id)]
+            except Exception as e:  # an engine that is down has nothing
+                LOG.debug("cleanup: %s not asked: %s" % (name, e))
+                continue
+            for leftover in leftovers:
+                LOG.warning("cleanup: deleting leftover %s instance %s"
+                            % (name, leftover))
+                try:
+                    driver.remove(leftover)
+                except base.DriverError as e:
+                    LOG.error("cleanup: could not delete %s: %s"
+                              % (leftover, e))
