@@ -84,15 +84,17 @@ def _engines(args):
         if name not in known:
             raise ValueError("no daemon to manage for %r; known: %s"
                              % (name, ", ".join(sorted(known))))
-        daemon = known[name]
+        # Start in order, stop in reverse (libvirtd needs virtlogd).
         if args.action == "start":
-            started = daemon.start()
-            print("%s: %s" % (daemon.name, "started" if started
-                              else "already running"))
+            for daemon in known[name]:
+                started = daemon.start()
+                print("%s: %s" % (daemon.name, "started" if started
+                                  else "already running"))
         else:
-            stopped = daemon.stop()
-            print("%s: %s" % (daemon.name, "stopped" if stopped
-                              else "not started by rcbench"))
+            for daemon in reversed(known[name]):
+                stopped = daemon.stop()
+                print("%s: %s" % (daemon.name, "stopped" if stopped
+                                  else "not started by rcbench"))
     return 0
 
 

@@ -54,6 +54,20 @@ OPTS = [
                help="Podman API endpoint of the local podman driver."),
     cfg.StrOpt("libvirt_uri", default="qemu:///system",
                help="libvirt connection URI of the local kvm driver."),
+    cfg.StrOpt("vm_acceleration", default="auto",
+               choices=["auto", "kvm", "tcg"],
+               help="Acceleration of local VMs: auto uses KVM where "
+                    "/dev/kvm has hardware virtualization and QEMU TCG "
+                    "otherwise (also on PVM hosts, where stock guest "
+                    "kernels hang). Results always record what was used."),
+    cfg.IntOpt("vm_memory_mb", default=1024, min=128,
+               help="Memory of a local VM, MiB."),
+    cfg.IntOpt("vm_vcpus", default=1, min=1,
+               help="vCPUs of a local VM (KEK's flavor had 1)."),
+    cfg.IntOpt("vm_disk_gb", default=20, min=2,
+               help="Disk of a local VM, GiB: a thin overlay of the image "
+                    "that the guest grows into at boot (KEK's flavor had "
+                    "10; the KEK fileio presets write 8 GiB)."),
 ]
 
 

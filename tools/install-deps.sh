@@ -9,8 +9,15 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 venv="${RCBENCH_VENV:-$top/.venv}"
 python="${PYTHON:-python3}"
 
-# sysbench: the workload; gcc..libtool: build sysbench 0.4.12 (KEK's version).
-packages=(sysbench gcc make autoconf automake libtool python3-venv)
+# sysbench: the workload; gcc..libtool: build sysbench 0.4.12 (KEK's version);
+# debootstrap..openssh-client: the offline guest image; then the engines.
+packages=(sysbench gcc make autoconf automake libtool python3-venv
+          debootstrap e2fsprogs qemu-utils openssh-client
+          docker.io podman crun runc containernetworking-plugins conmon
+          slirp4netns uidmap catatonit iptables
+          lxc
+          qemu-system-x86 libvirt-daemon-system libvirt-clients
+          libvirt-daemon-driver-qemu)
 
 missing=()
 for pkg in "${packages[@]}"; do

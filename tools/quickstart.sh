@@ -3,16 +3,16 @@
 # write the reports to results/<timestamp>/ (results/latest points at it).
 #   bash tools/quickstart.sh
 # Environment (all optional):
-#   RCBENCH_TASK       task file        (default tasks/native_baseline.yaml)
-#   RCBENCH_TASK_ARGS  task args file   (default tasks/args/native-quick.yaml)
+#   RCBENCH_TASK       task file        (default tasks/local_kvm_vs_containers.yaml)
+#   RCBENCH_TASK_ARGS  task args file   (default tasks/args/local-quick.yaml)
 #   RCBENCH_RALLY_ENV  Rally env name   (default rcbench-local, created empty)
 # Rally's config: the one Rally finds (~/.rally/rally.conf, /etc/rally/rally.conf);
 # if there is none, ~/.rally/rally.conf is created with its DB next to it.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-task="${RCBENCH_TASK:-tasks/native_baseline.yaml}"
-task_args="${RCBENCH_TASK_ARGS:-tasks/args/native-quick.yaml}"
+task="${RCBENCH_TASK:-tasks/local_kvm_vs_containers.yaml}"
+task_args="${RCBENCH_TASK_ARGS:-tasks/args/local-quick.yaml}"
 env_name="${RCBENCH_RALLY_ENV:-rcbench-local}"
 
 step() { echo "--- [$(date +%H:%M:%S)] $*"; }
@@ -21,6 +21,10 @@ step "installing dependencies (skipped where present)"
 tools/install-deps.sh
 venv="${RCBENCH_VENV:-$top/.venv}"
 rally() { COLUMNS=200 "$venv/bin/rally" "$@"; }
+
+step "guest image (built once, ~2 min) and engine daemons"
+# shellcheck source=tools/engines.sh
+. "$top/tools/engines.sh"
 
 if [ ! -f "$HOME/.rally/rally.conf" ] && [ ! -f /etc/rally/rally.conf ]; then
     step "creating $HOME/.rally/rally.conf"
@@ -51,8 +55,8 @@ if [ -z "$uuid" ]; then
     exit 1
 fi
 step "writing reports of task $uuid"
-rally task report "$uuid" --out "$out/rally.html" >/dev/null
-rally task report "$uuid" --json --out "$out/rally.json" >/dev/null
+rally task report "$uuid" --out "$out/rally.html" >/dev/null 2>&1
+rally task report "$uuid" --json --out "$out/rally.json" >/dev/null 2>&1
 ln -sfn "$stamp" results/latest
 sla=0
 rally task sla-check "$uuid" > "$out/sla.txt" 2>&1 || sla=$?

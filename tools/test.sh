@@ -1,6 +1,7 @@
 #!/bin/bash
 # The README's test command: install what the tests need, then run style,
-# unit and functional tests (real sysbench 1.0 and 0.4.12, Rally's CLI and DB).
+# unit and functional tests: real sysbench 1.0 and 0.4.12, Rally's CLI and DB,
+# every local engine (the guest image is built and daemons started first).
 #   bash tools/test.sh [tox envs, default pep8,py3,functional]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -8,8 +9,10 @@ cd "$top"
 envs="${1:-pep8,py3,functional}"
 "$top/tools/install-deps.sh"
 venv="${RCBENCH_VENV:-$top/.venv}"
+# shellcheck source=tools/engines.sh
+. "$top/tools/engines.sh"
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log"; "$venv/bin/rcbench" engines stop >/dev/null' EXIT
 set +e
 "$venv/bin/tox" -e "$envs" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}

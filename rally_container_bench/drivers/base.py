@@ -62,6 +62,9 @@ class Executor(abc.ABC):
         """Metadata of the place commands run (host, kernel, ...)."""
         return {"driver": self.kind}
 
+    def close(self):
+        """Release connections; the executor may be used again after."""
+
 
 @dataclasses.dataclass
 class Instance:

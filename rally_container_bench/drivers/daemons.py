@@ -13,6 +13,7 @@ stopped daemon can linger as a zombie, so liveness is read from
 
 import os
 import signal
+import socket
 import subprocess
 import time
 
@@ -135,23 +136,58 @@ def hybrid_cgroups():
     return False
 
 
+def _socket_answers(path):
+    def answers():
+        with socket.socket(socket.AF_UNIX) as s:
+            try:
+                s.connect(path)
+                return True
+            except OSError:
+                return False
+    return answers
+
+
+def _libvirt_answers(conf):
+    def answers():
+        return subprocess.run(["virsh", "-c", conf.libvirt_uri, "version"],
+                              capture_output=True).returncode == 0
+    return answers
+
+
+def _libvirtd_config(cache):
+    """libvirtd's config: local socket without polkit (none runs here)."""
+    directory = os.path.join(os.path.expanduser(cache), "libvirt")
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, "libvirtd.conf")
+    with open(path, "w") as f:
+        f.write('auth_unix_rw = "none"\nauth_unix_ro = "none"\n')
+    return path
+
+
 def daemons(conf):
-    """The daemons local drivers need, by engine name."""
-    socket = conf.docker_url.replace("unix://", "", 1)
+    """The daemons local drivers need, by engine name, in start order."""
+    docker_socket = conf.docker_url.replace("unix://", "", 1)
     cache = conf.image_cache_dir
     found = {
-        "docker": Daemon("dockerd", [
-            "dockerd", "--host", conf.docker_url,
-            "--pidfile", os.path.join(os.path.dirname(socket), "docker.pid"),
-        ], cache, _docker_answers(conf)),
+        "docker": [Daemon("dockerd", [
+            "dockerd", "--host", conf.docker_url, "--pidfile",
+            os.path.join(os.path.dirname(docker_socket), "docker.pid"),
+        ], cache, _docker_answers(conf))],
+        "kvm": [
+            Daemon("virtlogd", ["virtlogd"], cache,
+                   _socket_answers("/run/libvirt/virtlogd-sock")),
+            Daemon("libvirtd", ["libvirtd", "--config",
+                                _libvirtd_config(cache)],
+                   cache, _libvirt_answers(conf)),
+        ],
     }
     if hybrid_cgroups():
         # Not a daemon: a process holding a private mount namespace without
         # the cgroup2 mount, for every crun-podman command (nsenter) to
         # share, so the netns bind mounts podman makes stay consistent.
         # The host's own mounts are untouched.
-        found["podman-crun"] = Daemon("podman-crun-mounts", [
+        found["podman-crun"] = [Daemon("podman-crun-mounts", [
             "unshare", "-m", "--propagation", "private", "sh", "-c",
             "umount /sys/fs/cgroup/unified && exec sleep infinity",
-        ], cache)
+        ], cache)]
     return found

@@ -40,7 +40,8 @@ class PodmanDriver(base.Driver):
     @classmethod
     def _namespace_holder(cls, conf):
         """The daemon whose mount namespace commands must enter, or None."""
-        return daemons.daemons(conf).get(cls.name)
+        holders = daemons.daemons(conf).get(cls.name)
+        return holders[0] if holders else None
 
     def _podman(self, *args, timeout=120):
         prefix = []

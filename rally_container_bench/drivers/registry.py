@@ -15,6 +15,8 @@ DRIVERS = {
     "docker": "rally_container_bench.drivers.docker:DockerDriver",
     "podman-runc": "rally_container_bench.drivers.podman:PodmanRuncDriver",
     "podman-crun": "rally_container_bench.drivers.podman:PodmanCrunDriver",
+    "kvm": "rally_container_bench.drivers.libvirt:LibvirtDriver",
+    "lxc": "rally_container_bench.drivers.lxc:LxcDriver",
 }
 NAMES = tuple(sorted(DRIVERS))
 

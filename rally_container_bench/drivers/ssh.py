@@ -19,45 +19,75 @@ logging.getLogger("paramiko.transport").setLevel(logging.CRITICAL)
 
 
 class SSHExecutor(base.Executor):
+    """One SSH connection to an instance, reused by every command.
+
+    Connecting is retried (a command never started is safe to start
+    again); a command that ran is never repeated. Under emulation (TCG)
+    a handshake can take seconds, so fewer connections mean fewer
+    chances to lose one.
+    """
 
     def __init__(self, instance, private_key, kind="ssh"):
         self.instance = instance
         self.kind = kind
         self._key = private_key
+        self._ssh = None
 
-    def _client(self):
+    def _connected(self, attempts=3):
         i = self.instance
-        return sshutils.SSH(i.ssh_user, i.ssh_host, port=i.ssh_port,
-                            pkey=self._key)
+        last = None
+        for attempt in range(attempts):
+            if self._ssh is None:
+                self._ssh = sshutils.SSH(i.ssh_user, i.ssh_host,
+                                         port=i.ssh_port, pkey=self._key)
+            try:
+                # Private in sshutils, but the one call that connects
+                # without running anything.
+                self._ssh._get_client()
+                return self._ssh
+            except (rally_exceptions.SSHError, OSError) as e:
+                last = e
+                self.close()
+                time.sleep(0.5 * (attempt + 1))
+        raise base.DriverError("SSH to %s (%s:%s) failed: %s"
+                               % (i.name, i.ssh_host, i.ssh_port, last))
 
     def run(self, argv, timeout, cwd=None):
         command = shlex.join(str(word) for word in argv)
         if cwd:
             command = "cd %s && %s" % (shlex.quote(cwd), command)
         started = time.monotonic()
-        client = self._client()
+        client = self._connected()
         try:
             code, out, err = client.execute(command, timeout=timeout)
         except rally_exceptions.SSHTimeout:
+            self.close()
             raise base.CommandTimeout("%s did not finish within %s s on %s"
                                       % (argv[0], timeout,
                                          self.instance.name))
         except (rally_exceptions.SSHError, OSError) as e:
-            raise base.DriverError("SSH to %s failed: %s"
+            self.close()
+            raise base.DriverError("SSH command on %s failed: %s"
                                    % (self.instance.name, e))
-        finally:
-            if client._client:
-                client.close()
         return base.CommandResult(command=command, exit_code=code,
                                   stdout=out, stderr=err,
                                   duration_s=time.monotonic() - started)
 
+    def close(self):
+        if self._ssh is not None and self._ssh._client:
+            self._ssh.close()
+        self._ssh = None
+
     def try_login(self):
         """One login attempt running ``true``; True when it worked."""
         try:
-            return self.run(["true"], timeout=10).exit_code == 0
-        except base.DriverError:
+            code, _, _ = self._connected(attempts=1).execute("true",
+                                                             timeout=30)
+            return code == 0
+        except (base.DriverError, rally_exceptions.SSHError, OSError):
             return False
+        finally:
+            self.close()
 
     def describe(self):
         return {"driver": self.kind}

@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -27,7 +28,7 @@ import time
 BUILDER_VERSION = "1"
 SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
-PACKAGES = ("openssh-server", "sysbench", "iproute2", "kmod",
+PACKAGES = ("openssh-server", "sysbench", "iproute2", "kmod", "e2fsprogs",
             "linux-image-amd64", "initramfs-tools")
 DISK_SIZE = "4G"
 KEY_NAME = "id_ed25519"
@@ -46,18 +47,30 @@ mkdir -p /dev/pts /run/sshd
 mountpoint -q /dev/pts || mount -t devpts devpts /dev/pts
 if [ "$1" = vm ]; then
     mount -o remount,rw / 2>/dev/null
-    modprobe virtio_net 2>/dev/null
+    # The instance's disk may be larger than the image: grow into it.
+    resize2fs /dev/vda >/dev/null 2>&1
+    modprobe virtio_net
     ip link set lo up
-    for i in 1 2 3 4 5 6 7 8 9 10; do
-        [ -e /sys/class/net/eth0 ] && break
-        sleep 0.2
+    # The first interface that is not lo (udev may rename eth0 to ensN).
+    dev=
+    for i in $(seq 1 100); do
+        for path in /sys/class/net/*; do
+            [ "${path##*/}" = lo ] || { dev=${path##*/}; break; }
+        done
+        [ -n "$dev" ] && break
+        sleep 0.1
     done
-    ip link set eth0 up
-    ip addr add 10.0.2.15/24 dev eth0
+    echo "rcbench-guest: network on ${dev:-NO INTERFACE}"
+    ip link set "$dev" up
+    ip addr add 10.0.2.15/24 dev "$dev"
     ip route add default via 10.0.2.2
 fi
 echo "rcbench-guest: starting sshd"
-exec /usr/sbin/sshd -D -e ${RCBENCH_SSH_PORT:+-p "$RCBENCH_SSH_PORT"}
+if [ -n "$RCBENCH_SSH_PORT" ]; then
+    # A container in the host's network namespace: loopback, own port.
+    exec /usr/sbin/sshd -D -e -p "$RCBENCH_SSH_PORT" -o ListenAddress=127.0.0.1
+fi
+exec /usr/sbin/sshd -D -e
 """
 
 
@@ -153,13 +166,22 @@ def build(cache_dir, mirror=DEFAULT_MIRROR, force=False):
     return image
 
 
-def _run(argv, what, **kwargs):
-    proc = subprocess.run(argv, capture_output=True, text=True, **kwargs)
+def _run(argv, what):
+    # Its own process group: when the build is interrupted, the whole step
+    # goes (debootstrap leaves dpkg and maintainer scripts in the chroot).
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate()
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
     if proc.returncode != 0:
         raise ImageError("%s failed (exit %d): %s"
-                         % (what, proc.returncode,
-                            (proc.stderr or proc.stdout)[-2000:]))
-    return proc.stdout
+                         % (what, proc.returncode, (err or out)[-2000:]))
+    return out
 
 
 def _debootstrap(image):

@@ -13,6 +13,8 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)
+CACHE_HOME = (os.environ.get("XDG_CACHE_HOME")
+              or os.path.expanduser("~/.cache"))
 _UUID_RE = re.compile(r"Task ([0-9a-f-]{36})")
 
 
@@ -45,8 +47,10 @@ class RallyHome(object):
         self._dir.cleanup()
 
     def rally(self, *args, check=True, timeout=900):
-        # HOME too: Rally keeps the default env in ~/.rally/globals.
-        env = dict(os.environ, COLUMNS="250", HOME=self.path)
+        # HOME too: Rally keeps the default env in ~/.rally/globals. The
+        # guest image cache stays where the tests' user keeps it.
+        env = dict(os.environ, COLUMNS="250", HOME=self.path,
+                   XDG_CACHE_HOME=CACHE_HOME)
         proc = subprocess.run(
             [os.path.join(BIN, "rally"), "--config-file", self.conf]
             + list(args), capture_output=True, text=True, cwd=TOP, env=env,

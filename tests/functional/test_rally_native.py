@@ -123,7 +123,8 @@ class RallyNativeTestCase(unittest.TestCase):
         rally = subprocess.Popen(
             [os.path.join(helpers.BIN, "rally"), "--config-file",
              self.home.conf, "task", "start", task],
-            env=dict(os.environ, HOME=self.home.path),
+            env=dict(os.environ, HOME=self.home.path,
+                     XDG_CACHE_HOME=helpers.CACHE_HOME),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True)
         self.addCleanup(_kill_group, rally.pid)

@@ -94,6 +94,7 @@ class BootSysbenchDelete(LocalInstancesScenario):
         """
         engine = self._driver(driver)
         with self._instance(engine) as instance:
-            self.run_sysbench_tests(engine.executor(instance), tests,
-                                    "sysbench", workdir, timeout,
-                                    metadata=engine.describe())
+            with contextlib.closing(engine.executor(instance)) as executor:
+                self.run_sysbench_tests(executor, tests, "sysbench",
+                                        workdir, timeout,
+                                        metadata=engine.describe())

@@ -1,0 +1,221 @@
+"""QEMU/KVM guests through libvirt (virsh), the way Nova's libvirt driver
+runs them: a domain per instance on a qcow2 overlay of the guest disk,
+hard power-off and undefine on delete.
+
+The guest boots its kernel directly (no bootloader in the image) with the
+guest init as PID 1. Its NIC is QEMU user-mode networking with sshd
+forwarded from a 127.0.0.1 port, so no traffic leaves loopback; QEMU is
+given those arguments through libvirt's qemu:commandline. The domain's QEMU
+runs as root (a static DAC label on the domain) so it can read the image
+cache, whatever libvirt's global qemu.conf says.
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from xml.sax import saxutils
+
+from rally_container_bench.drivers import acceleration
+from rally_container_bench.drivers import base
+
+_port_lock = threading.Lock()
+_DOMAIN = """<domain type='{domain_type}'
+        xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
+  <name>{name}</name>
+  <memory unit='MiB'>{memory}</memory>
+  <vcpu>{vcpus}</vcpu>
+  <os>
+    <type arch='x86_64' machine='pc'>hvm</type>
+    <kernel>{kernel}</kernel>
+    <initrd>{initrd}</initrd>
+    <cmdline>{cmdline}</cmdline>
+  </os>
+  <features><acpi/>{features}</features>
+  {cpu}
+  <devices>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='qcow2' cache='none'/>
+      <source file='{disk}'/>
+      <target dev='vda' bus='virtio'/>
+    </disk>
+    <serial type='file'><source path='{console}'/><target port='0'/></serial>
+    <memballoon model='none'/>
+  </devices>
+  <seclabel type='static' model='dac' relabel='no'>
+    <label>+0:+0</label>
+  </seclabel>
+  <qemu:commandline>
+    <qemu:arg value='-netdev'/>
+    <qemu:arg value='user,id=rcb0,hostfwd=tcp:127.0.0.1:{port}-:22'/>
+    <qemu:arg value='-device'/>
+    <qemu:arg value='virtio-net-pci,netdev=rcb0,addr=0x10'/>
+  </qemu:commandline>
+</domain>
+"""
+_CMDLINE = ("root=/dev/vda rw console=ttyS0 quiet net.ifnames=0 "
+            "init=/sbin/rcbench-init -- vm")
+# -cpu host without arch-capabilities: plain "host" aborts on MSR 0x10a
+# on some hosts (PVM among them).
+_KVM_CPU = ("<cpu mode='host-passthrough'><feature policy='disable' "
+            "name='arch-capabilities'/></cpu>")
+_TCG_FEATURES = "<tcg><tb-cache unit='MiB'>128</tb-cache></tcg>"
+
+
+def free_port():
+    """A free TCP port on 127.0.0.1 (QEMU binds it right after)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _qemu_start_time(name):
+    """Epoch seconds at which the domain's QEMU process started."""
+    try:
+        with open("/run/libvirt/qemu/%s.pid" % name) as f:
+            pid = int(f.read())
+        with open("/proc/%d/stat" % pid) as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/stat") as f:
+            boot = next(int(line.split()[1]) for line in f
+                        if line.startswith("btime"))
+    except (OSError, ValueError, StopIteration):
+        return None
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
+
+
+class LibvirtDriver(base.Driver):
+    name = "kvm"
+
+    def __init__(self, image, conf):
+        super().__init__(image, conf)
+        self.acceleration, self.why = acceleration.detect(
+            conf.vm_acceleration)
+
+    def _virsh(self, *args, timeout=120):
+        argv = ["virsh", "-q", "-c", self.conf.libvirt_uri] + list(args)
+        try:
+            return subprocess.run(argv, capture_output=True, text=True,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise base.CommandTimeout("virsh %s did not finish within %s s"
+                                      % (args[0], timeout))
+
+    def _checked(self, *args):
+        proc = self._virsh(*args)
+        if proc.returncode != 0:
+            raise base.DriverError("virsh %s failed: %s"
+                                   % (args[0], proc.stderr.strip()[-1500:]))
+        return proc.stdout
+
+    def _instance_dir(self, name):
+        return os.path.join(os.path.expanduser(self.conf.image_cache_dir),
+                            "instances", name)
+
+    def prepare(self):
+        self._checked("version")
+
+    def create(self, name):
+        directory = self._instance_dir(name)
+        os.makedirs(directory, exist_ok=True)
+        disk = os.path.join(directory, "disk.qcow2")
+        made = subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2",
+                               "-b", self.image.disk, "-F", "qcow2", disk,
+                               "%dG" % self.conf.vm_disk_gb],
+                              capture_output=True, text=True)
+        if made.returncode != 0:
+            raise base.DriverError("qemu-img could not create the disk of "
+                                   "%s: %s" % (name, made.stderr.strip()))
+        xml_path = os.path.join(directory, "domain.xml")
+        instance = base.Instance(name=name, id=name,
+                                 private={"dir": directory})
+        last_error = None
+        for _ in range(3):
+            # Another process may take the port between our probe and
+            # QEMU's bind: then QEMU fails to start and we try another.
+            with _port_lock:
+                port = free_port()
+            with open(xml_path, "w") as f:
+                f.write(self._domain_xml(name, disk, port, directory))
+            self._checked("define", xml_path)
+            started = self._virsh("start", name)
+            if started.returncode == 0:
+                instance.ssh_port = port
+                return instance
+            last_error = started.stderr.strip()
+            self._virsh("undefine", name)
+            if "hostfwd" not in last_error and "forward" not in last_error:
+                break
+        shutil.rmtree(directory, ignore_errors=True)
+        raise base.DriverError("libvirt could not start %s: %s"
+                               % (name, last_error[-1500:]))
+
+    def _domain_xml(self, name, disk, port, directory):
+        kvm = self.acceleration == acceleration.KVM
+        quote = saxutils.escape
+        return _DOMAIN.format(
+            domain_type="kvm" if kvm else "qemu", name=quote(name),
+            memory=int(self.conf.vm_memory_mb), vcpus=int(self.conf.vm_vcpus),
+            kernel=quote(self.image.kernel), initrd=quote(self.image.initrd),
+            cmdline=_CMDLINE, features="" if kvm else _TCG_FEATURES,
+            cpu=_KVM_CPU if kvm else "", disk=quote(disk),
+            console=quote(os.path.join(directory, "console.log")),
+            port=int(port))
+
+    def wait_running(self, instance, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            state = self._virsh("domstate", instance.name).stdout.strip()
+            if state == "running":
+                break
+            if time.monotonic() > deadline:
+                raise base.DriverError("domain %s is %r after %s s"
+                                       % (instance.name, state, timeout))
+            time.sleep(self.conf.poll_interval)
+        instance.engine_times = {
+            "qemu_process_started": _qemu_start_time(instance.name)}
+
+    def delete(self, instance):
+        self._virsh("destroy", instance.name)
+        proc = self._virsh("undefine", instance.name)
+        if proc.returncode != 0 and "failed to get domain" not in \
+                proc.stderr:
+            raise base.DriverError("virsh undefine %s failed: %s"
+                                   % (instance.name, proc.stderr.strip()))
+
+    def wait_deleted(self, instance, timeout):
+        deadline = time.monotonic() + timeout
+        while self._virsh("domstate", instance.name).returncode == 0:
+            if time.monotonic() > deadline:
+                raise base.DriverError("domain %s still listed after %s s"
+                                       % (instance.name, timeout))
+            time.sleep(self.conf.poll_interval)
+        shutil.rmtree(self._instance_dir(instance.name), ignore_errors=True)
+
+    def list_names(self, prefix):
+        out = self._checked("list", "--all", "--name")
+        return sorted(n for n in out.split() if n.startswith(prefix))
+
+    @classmethod
+    def check(cls, conf):
+        for tool in ("virsh", "libvirtd", "qemu-system-x86_64", "qemu-img"):
+            if shutil.which(tool) is None:
+                return False, "%s is not installed" % tool
+        accel, why = acceleration.detect(conf.vm_acceleration)
+        proc = subprocess.run(["virsh", "-c", conf.libvirt_uri, "version"],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            return False, ("libvirtd does not answer at %s (rcbench engines "
+                           "start kvm)" % conf.libvirt_uri)
+        return True, "libvirt/QEMU, acceleration %s (%s)" % (accel, why)
+
+    def describe(self):
+        version = self._checked("version").strip().splitlines()
+        hypervisor = [line for line in version if "hypervisor" in line]
+        return dict(super().describe(), runtime="qemu",
+                    acceleration=self.acceleration,
+                    acceleration_reason=self.why,
+                    engine_version="; ".join(hypervisor) or "libvirt",
+                    vcpus=self.conf.vm_vcpus, memory_mb=self.conf.vm_memory_mb)

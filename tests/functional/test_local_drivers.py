@@ -1,0 +1,92 @@
+"""Every local driver on its real engine: create -> running -> SSH ->
+sysbench inside -> delete -> the engine no longer lists it.
+
+Needs the guest image (rcbench images build) and the engine daemons
+(rcbench engines start); an engine this host cannot run is skipped with
+the reason ``rcbench doctor`` gives.
+"""
+
+import unittest
+import uuid
+
+from rally_container_bench.drivers import registry
+from rally_container_bench import opts
+from rally_container_bench.sysbench import presets
+from rally_container_bench.workloads import sysbench_run
+
+
+class DriverLifecycleMixin(object):
+    driver_name = None
+
+    def setUp(self):
+        self.conf = opts.register()
+        usable, why = registry.driver_class(self.driver_name).check(
+            self.conf)
+        if not usable:
+            self.skipTest(why)
+        try:
+            registry.guest_image(self.conf)
+        except Exception as e:
+            self.skipTest(str(e))
+        self.driver = registry.prepared_driver(self.driver_name, self.conf)
+        self.name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
+        self.addCleanup(self._remove_leftover)
+
+    def _remove_leftover(self):
+        if self.name in self.driver.list_names(self.name):
+            self.driver.remove(self.name)
+
+    def test_lifecycle_ssh_sysbench_and_cleanup(self):
+        driver = self.driver
+        instance = driver.create(self.name)
+        driver.wait_running(instance, self.conf.boot_timeout)
+        self.assertEqual([self.name], driver.list_names(self.name))
+        self.assertEqual("127.0.0.1", instance.ssh_host)
+        driver.wait_reachable(instance, self.conf.ssh_timeout)
+        executor = driver.executor(instance)
+
+        hostile = "a b; touch /tmp/rcbench-pwned"
+        echoed = executor.run(["sh", "-c", 'echo "$0"', hostile], 30)
+        self.assertEqual(hostile + "\n", echoed.stdout)
+        self.assertNotEqual(
+            0, executor.run(["test", "-e", "/tmp/rcbench-pwned"],
+                            30).exit_code)
+
+        version = sysbench_run.detect_version(executor, "sysbench", 30)
+        run = sysbench_run.run_test(
+            executor, presets.get("quick-cpu").with_threads(1), version,
+            "sysbench", "/root", timeout=300)
+        self.assertGreater(run.result.metrics["total_time_s"].value, 0)
+
+        info = driver.describe()
+        self.assertEqual(self.driver_name, info["driver"])
+        self.assertTrue(info["acceleration"])
+
+        driver.delete(instance)
+        driver.wait_deleted(instance, self.conf.delete_timeout)
+        self.assertEqual([], driver.list_names(self.name))
+
+
+class DockerTestCase(DriverLifecycleMixin, unittest.TestCase):
+    driver_name = "docker"
+
+
+class PodmanRuncTestCase(DriverLifecycleMixin, unittest.TestCase):
+    driver_name = "podman-runc"
+
+
+class PodmanCrunTestCase(DriverLifecycleMixin, unittest.TestCase):
+    driver_name = "podman-crun"
+
+
+class LxcTestCase(DriverLifecycleMixin, unittest.TestCase):
+    driver_name = "lxc"
+
+
+class KvmTestCase(DriverLifecycleMixin, unittest.TestCase):
+    driver_name = "kvm"
+
+    def test_acceleration_is_what_the_host_allows(self):
+        from rally_container_bench.drivers import acceleration
+        expected, _ = acceleration.detect(self.conf.vm_acceleration)
+        self.assertEqual(expected, self.driver.describe()["acceleration"])

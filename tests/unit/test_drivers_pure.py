@@ -1,0 +1,121 @@
+"""The parts of the local drivers that need no engine."""
+
+import os
+import unittest
+from xml.etree import ElementTree
+
+from oslo_config import cfg
+
+from rally_container_bench.drivers import acceleration
+from rally_container_bench.drivers import base
+from rally_container_bench.drivers import daemons
+from rally_container_bench.drivers import docker as docker_driver
+from rally_container_bench.drivers import libvirt
+from rally_container_bench.drivers import registry
+from rally_container_bench.images import guest
+from rally_container_bench import opts
+
+
+def conf(**overrides):
+    c = cfg.ConfigOpts()
+    group = opts.register(c)
+    c([])
+    for name, value in overrides.items():
+        c.set_override(name, value, group=opts.GROUP)
+    return group
+
+
+class TimestampTestCase(unittest.TestCase):
+
+    def test_docker_and_podman_forms(self):
+        self.assertAlmostEqual(
+            1795347947.0813963,
+            docker_driver.parse_timestamp("2026-11-22T11:45:47.0813963Z"),
+            places=6)
+        self.assertEqual(1795347947.0, docker_driver.parse_timestamp(
+            "2026-11-22T11:45:47Z"))
+        self.assertIsNone(docker_driver.parse_timestamp(
+            "0001-01-01T00:00:00Z"))
+        self.assertIsNone(docker_driver.parse_timestamp(""))
+
+
+class DomainXmlTestCase(unittest.TestCase):
+
+    def driver(self, accel):
+        image = guest.GuestImage("/cache/guest-abc", "abc")
+        return libvirt.LibvirtDriver(image, conf(vm_acceleration=accel))
+
+    def render(self, accel, name="s_rally_1234abcd_XyZ"):
+        xml = self.driver(accel)._domain_xml(name, "/i/disk.qcow2", 40022,
+                                             "/i")
+        return ElementTree.fromstring(xml)
+
+    def test_tcg_domain(self):
+        root = self.render("tcg")
+        self.assertEqual("qemu", root.get("type"))
+        self.assertIsNone(root.find("cpu"))
+        self.assertIsNotNone(root.find("features/tcg/tb-cache"))
+        self.assertIn("init=/sbin/rcbench-init", root.findtext("os/cmdline"))
+        self.assertEqual("/cache/guest-abc/vmlinuz",
+                         root.findtext("os/kernel"))
+
+    def test_kvm_domain_disables_arch_capabilities(self):
+        root = self.render("kvm")
+        self.assertEqual("kvm", root.get("type"))
+        feature = root.find("cpu/feature")
+        self.assertEqual(("disable", "arch-capabilities"),
+                         (feature.get("policy"), feature.get("name")))
+
+    def test_ssh_is_forwarded_from_loopback_only(self):
+        args = [a.get("value") for a in self.render("tcg").iter()
+                if a.tag.endswith("arg")]
+        self.assertIn("user,id=rcb0,hostfwd=tcp:127.0.0.1:40022-:22", args)
+
+    def test_name_is_escaped(self):
+        root = self.render("tcg", name="a<b>&c")
+        self.assertEqual("a<b>&c", root.findtext("name"))
+
+
+class AccelerationTestCase(unittest.TestCase):
+
+    def test_requested_values_win(self):
+        self.assertEqual("tcg", acceleration.detect("tcg")[0])
+        self.assertEqual("kvm", acceleration.detect("kvm")[0])
+
+    def test_auto_never_says_kvm_on_a_pvm_host(self):
+        accel, why = acceleration.detect("auto")
+        if os.path.isdir("/sys/module/kvm_pvm"):
+            self.assertEqual(("tcg", True), (accel, "PVM" in why))
+        self.assertIn(accel, ("kvm", "tcg"))
+        self.assertTrue(why)
+
+
+class RegistryTestCase(unittest.TestCase):
+
+    def test_unknown_driver_lists_the_known_ones(self):
+        with self.assertRaisesRegex(base.DriverError,
+                                    "unknown driver 'vmware'; known: "
+                                    "docker, kvm"):
+            registry.driver_class("vmware")
+
+    def test_every_driver_class_has_its_name(self):
+        for name in registry.NAMES:
+            self.assertEqual(name, registry.driver_class(name).name)
+
+    def test_missing_image_says_how_to_build_it(self):
+        with self.assertRaisesRegex(base.DriverError,
+                                    "rcbench images build"):
+            registry.guest_image(conf(image_cache_dir="/nonexistent"))
+
+
+class DaemonTestCase(unittest.TestCase):
+
+    def test_alive_is_false_for_a_missing_pid(self):
+        self.assertTrue(daemons.alive(os.getpid()))
+        self.assertFalse(daemons.alive(2 ** 22 + 12345))
+
+    def test_every_engine_daemon_list_is_ordered(self):
+        for name, group in daemons.daemons(conf()).items():
+            self.assertTrue(group, name)
+            for daemon in group:
+                self.assertTrue(daemon.argv)
