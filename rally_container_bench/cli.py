@@ -3,6 +3,7 @@
     rcbench doctor                           what this host can run, why not
     rcbench images build [--force]           build the offline guest image
     rcbench engines start|stop [ENGINE ...]  start/stop engine daemons
+    rcbench summary RALLY_JSON [--expect ...] one line per platform and step
     rcbench presets                          list the sysbench presets
     rcbench sysbench-command PRESET --version 0.4.12 [--phase run]
                                              print the command a preset runs
@@ -18,6 +19,7 @@ from rally_container_bench.drivers import daemons
 from rally_container_bench.drivers import registry
 from rally_container_bench.images import guest
 from rally_container_bench import opts
+from rally_container_bench.report import summary
 from rally_container_bench.sysbench import command
 from rally_container_bench.sysbench import parse
 from rally_container_bench.sysbench import presets
@@ -98,6 +100,24 @@ def _engines(args):
     return 0
 
 
+def _summary(args):
+    with open(args.file) as f:
+        table = summary.rows(json.load(f))
+    print(summary.format_table(table))
+    problems = ["%s at concurrency %s: %d of %d iterations failed"
+                % (r["platform"], r["concurrency"], r["failed"],
+                   r["iterations"]) for r in table if r["failed"]]
+    seen = {(r["platform"], r["concurrency"]) for r in table}
+    for platform in args.expect_platforms or ():
+        for step in args.expect_concurrency or sorted({c for _, c in seen}):
+            if (platform, step) not in seen:
+                problems.append("no results for %s at concurrency %s"
+                                % (platform, step))
+    for problem in problems:
+        print("rcbench summary: " + problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="rcbench",
@@ -118,6 +138,14 @@ def build_parser():
     p.add_argument("action", choices=["start", "stop"])
     p.add_argument("engines", nargs="*", metavar="ENGINE")
     p.set_defaults(func=_engines)
+
+    p = sub.add_parser("summary", help="summarize Rally JSON results; "
+                       "exit 1 on failed iterations or missing platforms")
+    p.add_argument("file", help="rally task report --json output")
+    p.add_argument("--expect-platforms", nargs="*", metavar="PLATFORM")
+    p.add_argument("--expect-concurrency", nargs="*", type=int,
+                   metavar="N")
+    p.set_defaults(func=_summary)
 
     p = sub.add_parser("presets", help="list the sysbench presets")
     p.set_defaults(func=_presets)

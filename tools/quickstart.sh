@@ -62,6 +62,8 @@ sla=0
 rally task sla-check "$uuid" > "$out/sla.txt" 2>&1 || sla=$?
 
 echo
+"$venv/bin/rcbench" summary "$out/rally.json" || true
+echo
 echo "Rally task:    $uuid"
 echo "HTML report:   $top/$out/rally.html"
 echo "JSON results:  $top/$out/rally.json"

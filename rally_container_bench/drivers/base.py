@@ -12,6 +12,8 @@ host itself (native) or an instance reached over SSH.
 
 import abc
 import dataclasses
+import subprocess
+import time
 
 
 class DriverError(Exception):
@@ -64,6 +66,34 @@ class Executor(abc.ABC):
 
     def close(self):
         """Release connections; the executor may be used again after."""
+
+
+def wait_until(done, timeout, interval, what):
+    """Call done() until it returns a true value, and return that value.
+
+    DriverError("<what> ... within N s") when timeout passes first.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        result = done()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise DriverError("%s: not within %s s" % (what, timeout))
+        time.sleep(interval)
+
+
+def run_cli(argv, timeout=120, env=None):
+    """Run an engine's CLI (argv, no shell); CompletedProcess with text."""
+    try:
+        return subprocess.run(list(argv), capture_output=True, text=True,
+                              env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise CommandTimeout("%s %s did not finish within %s s"
+                             % (argv[0], argv[1] if len(argv) > 1 else "",
+                                timeout))
+    except OSError as e:
+        raise DriverError("cannot run %s: %s" % (argv[0], e))
 
 
 @dataclasses.dataclass

@@ -11,6 +11,7 @@ stopped daemon can linger as a zombie, so liveness is read from
 /proc/PID/stat (state Z = gone), never from ``kill -0``.
 """
 
+import grp
 import os
 import signal
 import socket
@@ -26,11 +27,12 @@ class Daemon(object):
     Without ``answers`` it answers while the process started here runs.
     """
 
-    def __init__(self, name, argv, cache_dir, answers=None):
+    def __init__(self, name, argv, cache_dir, answers=None, prepare=None):
         self.name = name
         self.argv = argv
         self.cache_dir = cache_dir
         self.answers = answers or (lambda: self.started_pid() is not None)
+        self.prepare = prepare
 
     def _files(self):
         directory = os.path.join(os.path.expanduser(self.cache_dir),
@@ -51,6 +53,8 @@ class Daemon(object):
 
     def start(self, timeout=60):
         """Start unless it answers already; True when started here."""
+        if self.prepare is not None:
+            self.prepare()
         if self.answers():
             return False
         pidfile, logfile = self._files()
@@ -154,6 +158,23 @@ def _libvirt_answers(conf):
     return answers
 
 
+def share_kvm_device():
+    """Give /dev/kvm the owner udev gives it on Debian (root:kvm 0660).
+
+    Hosts without udev leave it root-only; libvirt then finds KVM
+    unusable for its QEMU user and re-probes QEMU's capabilities on every
+    domain definition (44 s each on a TCG-only host, and serialized).
+    """
+    try:
+        info = os.stat("/dev/kvm")
+        group = grp.getgrnam("kvm").gr_gid
+    except (OSError, KeyError):
+        return
+    if info.st_gid != group or info.st_mode & 0o060 != 0o060:
+        os.chown("/dev/kvm", -1, group)
+        os.chmod("/dev/kvm", (info.st_mode & 0o7777) | 0o660)
+
+
 def _libvirtd_config(cache):
     """libvirtd's config: local socket without polkit (none runs here)."""
     directory = os.path.join(os.path.expanduser(cache), "libvirt")
@@ -178,7 +199,7 @@ def daemons(conf):
                    _socket_answers("/run/libvirt/virtlogd-sock")),
             Daemon("libvirtd", ["libvirtd", "--config",
                                 _libvirtd_config(cache)],
-                   cache, _libvirt_answers(conf)),
+                   cache, _libvirt_answers(conf), prepare=share_kvm_device),
         ],
     }
     if hybrid_cgroups():

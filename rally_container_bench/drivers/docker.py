@@ -9,7 +9,6 @@ import datetime
 import os
 import shutil
 import threading
-import time
 
 import docker
 from docker import errors as docker_errors
@@ -28,6 +27,32 @@ def parse_timestamp(text):
     fraction = float("0." + rest) if rest else 0.0
     moment = datetime.datetime.strptime(head, "%Y-%m-%dT%H:%M:%S")
     return moment.replace(tzinfo=datetime.timezone.utc).timestamp() + fraction
+
+
+def running(instance, attrs):
+    """Read a Docker/Podman inspect document; True once running.
+
+    Records the engine's timestamps and the published SSH port then;
+    raises DriverError when the container exited instead.
+    """
+    state = attrs["State"]
+    if not state.get("Running"):
+        if state.get("Status") in ("exited", "stopped", "dead"):
+            raise base.DriverError("container %s %s: %s"
+                                   % (instance.name, state["Status"],
+                                      state.get("Error") or ""))
+        return False
+    instance.engine_times = {
+        "created": parse_timestamp(attrs["Created"]),
+        "started": parse_timestamp(state.get("StartedAt")),
+    }
+    bindings = (attrs["NetworkSettings"]["Ports"] or {}).get("22/tcp")
+    if not bindings:
+        raise base.DriverError("container %s has no published SSH port"
+                               % instance.name)
+    instance.ssh_host = bindings[0]["HostIp"] or "127.0.0.1"
+    instance.ssh_port = int(bindings[0]["HostPort"])
+    return True
 
 
 class DockerDriver(base.Driver):
@@ -72,31 +97,9 @@ class DockerDriver(base.Driver):
         return base.Instance(name=name, id=container.id)
 
     def wait_running(self, instance, timeout):
-        deadline = time.monotonic() + timeout
-        while True:
-            attrs = self._inspect(instance)
-            state = attrs["State"]
-            if state.get("Running"):
-                break
-            if state.get("Status") in ("exited", "dead"):
-                raise base.DriverError("container %s %s: %s"
-                                       % (instance.name, state["Status"],
-                                          state.get("Error") or "")
-                                       )
-            if time.monotonic() > deadline:
-                raise base.DriverError("container %s not running within "
-                                       "%s s" % (instance.name, timeout))
-            time.sleep(self.conf.poll_interval)
-        instance.engine_times = {
-            "created": parse_timestamp(attrs["Created"]),
-            "started": parse_timestamp(state.get("StartedAt")),
-        }
-        bindings = attrs["NetworkSettings"]["Ports"].get("22/tcp") or []
-        if not bindings:
-            raise base.DriverError("container %s has no published SSH port"
-                                   % instance.name)
-        instance.ssh_host = bindings[0]["HostIp"] or "127.0.0.1"
-        instance.ssh_port = int(bindings[0]["HostPort"])
+        base.wait_until(lambda: running(instance, self._inspect(instance)),
+                        timeout, self.conf.poll_interval,
+                        "container %s running" % instance.name)
 
     def _inspect(self, instance):
         try:
@@ -115,17 +118,16 @@ class DockerDriver(base.Driver):
                                    % (instance.name, e))
 
     def wait_deleted(self, instance, timeout):
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.client.api.inspect_container(instance.id or
-                                                  instance.name)
-            except docker_errors.NotFound:
-                return
-            if time.monotonic() > deadline:
-                raise base.DriverError("container %s still listed after "
-                                       "%s s" % (instance.name, timeout))
-            time.sleep(self.conf.poll_interval)
+        base.wait_until(lambda: self._gone(instance), timeout,
+                        self.conf.poll_interval,
+                        "container %s gone" % instance.name)
+
+    def _gone(self, instance):
+        try:
+            self.client.api.inspect_container(instance.id or instance.name)
+        except docker_errors.NotFound:
+            return True
+        return False
 
     def list_names(self, prefix):
         containers = self.client.api.containers(

@@ -13,9 +13,7 @@ cache, whatever libvirt's global qemu.conf says.
 import os
 import shutil
 import socket
-import subprocess
 import threading
-import time
 from xml.sax import saxutils
 
 from rally_container_bench.drivers import acceleration
@@ -95,13 +93,8 @@ class LibvirtDriver(base.Driver):
             conf.vm_acceleration)
 
     def _virsh(self, *args, timeout=120):
-        argv = ["virsh", "-q", "-c", self.conf.libvirt_uri] + list(args)
-        try:
-            return subprocess.run(argv, capture_output=True, text=True,
-                                  timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise base.CommandTimeout("virsh %s did not finish within %s s"
-                                      % (args[0], timeout))
+        return base.run_cli(["virsh", "-q", "-c", self.conf.libvirt_uri]
+                            + list(args), timeout)
 
     def _checked(self, *args):
         proc = self._virsh(*args)
@@ -121,10 +114,9 @@ class LibvirtDriver(base.Driver):
         directory = self._instance_dir(name)
         os.makedirs(directory, exist_ok=True)
         disk = os.path.join(directory, "disk.qcow2")
-        made = subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2",
-                               "-b", self.image.disk, "-F", "qcow2", disk,
-                               "%dG" % self.conf.vm_disk_gb],
-                              capture_output=True, text=True)
+        made = base.run_cli(["qemu-img", "create", "-q", "-f", "qcow2",
+                             "-b", self.image.disk, "-F", "qcow2", disk,
+                             "%dG" % self.conf.vm_disk_gb])
         if made.returncode != 0:
             raise base.DriverError("qemu-img could not create the disk of "
                                    "%s: %s" % (name, made.stderr.strip()))
@@ -165,15 +157,10 @@ class LibvirtDriver(base.Driver):
             port=int(port))
 
     def wait_running(self, instance, timeout):
-        deadline = time.monotonic() + timeout
-        while True:
-            state = self._virsh("domstate", instance.name).stdout.strip()
-            if state == "running":
-                break
-            if time.monotonic() > deadline:
-                raise base.DriverError("domain %s is %r after %s s"
-                                       % (instance.name, state, timeout))
-            time.sleep(self.conf.poll_interval)
+        base.wait_until(
+            lambda: self._virsh("domstate", instance.name).stdout.strip()
+            == "running", timeout, self.conf.poll_interval,
+            "domain %s running" % instance.name)
         instance.engine_times = {
             "qemu_process_started": _qemu_start_time(instance.name)}
 
@@ -186,12 +173,10 @@ class LibvirtDriver(base.Driver):
                                    % (instance.name, proc.stderr.strip()))
 
     def wait_deleted(self, instance, timeout):
-        deadline = time.monotonic() + timeout
-        while self._virsh("domstate", instance.name).returncode == 0:
-            if time.monotonic() > deadline:
-                raise base.DriverError("domain %s still listed after %s s"
-                                       % (instance.name, timeout))
-            time.sleep(self.conf.poll_interval)
+        base.wait_until(
+            lambda: self._virsh("domstate", instance.name).returncode != 0,
+            timeout, self.conf.poll_interval,
+            "domain %s gone" % instance.name)
         shutil.rmtree(self._instance_dir(instance.name), ignore_errors=True)
 
     def list_names(self, prefix):
@@ -204,8 +189,8 @@ class LibvirtDriver(base.Driver):
             if shutil.which(tool) is None:
                 return False, "%s is not installed" % tool
         accel, why = acceleration.detect(conf.vm_acceleration)
-        proc = subprocess.run(["virsh", "-c", conf.libvirt_uri, "version"],
-                              capture_output=True, text=True)
+        proc = base.run_cli(["virsh", "-c", conf.libvirt_uri, "version"],
+                            timeout=30)
         if proc.returncode != 0:
             return False, ("libvirtd does not answer at %s (rcbench engines "
                            "start kvm)" % conf.libvirt_uri)

@@ -10,9 +10,7 @@ are its own.
 
 import os
 import shutil
-import subprocess
 import threading
-import time
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import libvirt
@@ -39,12 +37,10 @@ class LxcDriver(base.Driver):
     name = "lxc"
 
     def _run(self, *argv, timeout=120):
-        try:
-            return subprocess.run(list(argv), capture_output=True, text=True,
-                                  timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise base.CommandTimeout("%s did not finish within %s s"
-                                      % (argv[0], timeout))
+        return base.run_cli(argv, timeout)
+
+    def _state(self, name):
+        return self._run("lxc-info", "-n", name, "-s", "-H").stdout.strip()
 
     def _config_dir(self, name):
         return os.path.join(LXC_PATH, name)
@@ -78,16 +74,9 @@ class LxcDriver(base.Driver):
         return base.Instance(name=name, id=name, ssh_port=port)
 
     def wait_running(self, instance, timeout):
-        deadline = time.monotonic() + timeout
-        while True:
-            state = self._run("lxc-info", "-n", instance.name, "-s",
-                              "-H").stdout.strip()
-            if state == "RUNNING":
-                return
-            if time.monotonic() > deadline:
-                raise base.DriverError("container %s is %r after %s s"
-                                       % (instance.name, state, timeout))
-            time.sleep(self.conf.poll_interval)
+        base.wait_until(lambda: self._state(instance.name) == "RUNNING",
+                        timeout, self.conf.poll_interval,
+                        "container %s running" % instance.name)
 
     def delete(self, instance):
         stopped = self._run("lxc-stop", "-n", instance.name, "-k")
@@ -97,13 +86,10 @@ class LxcDriver(base.Driver):
                                    % (instance.name, stopped.stderr.strip()))
 
     def wait_deleted(self, instance, timeout):
-        deadline = time.monotonic() + timeout
-        while self._run("lxc-info", "-n", instance.name, "-s",
-                        "-H").stdout.strip() not in ("STOPPED", ""):
-            if time.monotonic() > deadline:
-                raise base.DriverError("container %s still running after "
-                                       "%s s" % (instance.name, timeout))
-            time.sleep(self.conf.poll_interval)
+        base.wait_until(
+            lambda: self._state(instance.name) in ("STOPPED", ""),
+            timeout, self.conf.poll_interval,
+            "container %s stopped" % instance.name)
         self._forget(instance.name)
 
     def _forget(self, name):

@@ -11,8 +11,6 @@ without the cgroup2 mount (``rcbench engines start podman-crun``).
 import json
 import os
 import shutil
-import subprocess
-import time
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemons
@@ -58,12 +56,7 @@ class PodmanDriver(base.Driver):
                          "--events-backend=file", "--runtime",
                          self.runtime] + list(args)
         env = dict(os.environ, CONTAINERS_CONF=self._conf_file())
-        try:
-            return subprocess.run(argv, capture_output=True, text=True,
-                                  env=env, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise base.CommandTimeout("podman %s did not finish within %s s"
-                                      % (args[0], timeout))
+        return base.run_cli(argv, timeout, env)
 
     def _checked(self, *args):
         proc = self._podman(*args)
@@ -93,30 +86,10 @@ class PodmanDriver(base.Driver):
         return json.loads(proc.stdout)[0]
 
     def wait_running(self, instance, timeout):
-        deadline = time.monotonic() + timeout
-        while True:
-            attrs = self._inspect(instance)
-            state = attrs["State"]
-            if state.get("Running"):
-                break
-            if state.get("Status") in ("exited", "stopped", "dead"):
-                raise base.DriverError("container %s %s: %s"
-                                       % (instance.name, state["Status"],
-                                          state.get("Error") or ""))
-            if time.monotonic() > deadline:
-                raise base.DriverError("container %s not running within "
-                                       "%s s" % (instance.name, timeout))
-            time.sleep(self.conf.poll_interval)
-        instance.engine_times = {
-            "created": docker_driver.parse_timestamp(attrs["Created"]),
-            "started": docker_driver.parse_timestamp(state.get("StartedAt")),
-        }
-        bindings = (attrs["NetworkSettings"]["Ports"] or {}).get("22/tcp")
-        if not bindings:
-            raise base.DriverError("container %s has no published SSH port"
-                                   % instance.name)
-        instance.ssh_host = bindings[0]["HostIp"] or "127.0.0.1"
-        instance.ssh_port = int(bindings[0]["HostPort"])
+        base.wait_until(
+            lambda: docker_driver.running(instance, self._inspect(instance)),
+            timeout, self.conf.poll_interval,
+            "container %s running" % instance.name)
 
     def delete(self, instance):
         # -t 0: kill at once (the default waits 10 s for a clean stop).
@@ -127,13 +100,11 @@ class PodmanDriver(base.Driver):
                                    % (instance.name, proc.stderr.strip()))
 
     def wait_deleted(self, instance, timeout):
-        deadline = time.monotonic() + timeout
-        while self._podman("container", "exists", instance.id or
-                           instance.name).returncode == 0:
-            if time.monotonic() > deadline:
-                raise base.DriverError("container %s still listed after "
-                                       "%s s" % (instance.name, timeout))
-            time.sleep(self.conf.poll_interval)
+        base.wait_until(
+            lambda: self._podman("container", "exists", instance.id or
+                                 instance.name).returncode != 0,
+            timeout, self.conf.poll_interval,
+            "container %s gone" % instance.name)
 
     def list_names(self, prefix):
         out = self._checked("ps", "-a", "--filter", "label=" + LABEL,

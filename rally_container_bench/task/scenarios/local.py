@@ -10,7 +10,7 @@ from rally_container_bench.drivers import registry
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import sysbench_utils
 
-_CLEANUP = {"rcbench_local_cleanup": {}}
+_CLEANUP = {"rcbench_local_cleanup@default": {}}
 
 
 class LocalInstancesScenario(sysbench_utils.SysbenchScenarioMixin,
