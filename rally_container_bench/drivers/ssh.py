@@ -8,6 +8,7 @@ import logging
 import shlex
 import time
 
+import paramiko
 from rally import exceptions as rally_exceptions
 from rally.utils import sshutils
 
@@ -16,6 +17,39 @@ from rally_container_bench.drivers import base
 # Logins are probed while sshd is still starting; paramiko would log every
 # refused probe as an ERROR with a traceback.
 logging.getLogger("paramiko.transport").setLevel(logging.CRITICAL)
+
+
+class _SSH(sshutils.SSH):
+    """Rally's SSH client, connecting with a timeout emulated guests meet.
+
+    sshutils connects with timeout=1, and paramiko applies it to the whole
+    key exchange too; a guest under QEMU TCG can take longer than that to
+    answer it, so a login that worked once would fail at random the next
+    time. Everything else is sshutils' own.
+    """
+
+    connect_timeout = 30
+
+    def _get_client(self):
+        if self._client:
+            return self._client
+        client = paramiko.SSHClient()
+        client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+        try:
+            client.connect(self.host, username=self.user, port=self.port,
+                           pkey=self.pkey, key_filename=self.key_filename,
+                           password=self.password,
+                           timeout=self.connect_timeout,
+                           banner_timeout=self.connect_timeout,
+                           auth_timeout=self.connect_timeout)
+        except Exception as e:
+            client.close()
+            self._client = False
+            raise rally_exceptions.SSHError(
+                "%s during connect to %s@%s:%s: %r"
+                % (type(e).__name__, self.user, self.host, self.port, e))
+        self._client = client
+        return client
 
 
 class SSHExecutor(base.Executor):
@@ -38,11 +72,10 @@ class SSHExecutor(base.Executor):
         last = None
         for attempt in range(attempts):
             if self._ssh is None:
-                self._ssh = sshutils.SSH(i.ssh_user, i.ssh_host,
-                                         port=i.ssh_port, pkey=self._key)
+                self._ssh = _SSH(i.ssh_user, i.ssh_host, port=i.ssh_port,
+                                 pkey=self._key)
             try:
-                # Private in sshutils, but the one call that connects
-                # without running anything.
+                # Connects without running anything.
                 self._ssh._get_client()
                 return self._ssh
             except (rally_exceptions.SSHError, OSError) as e:

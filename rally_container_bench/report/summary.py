@@ -12,12 +12,11 @@ PHASES = ("build", "network", "delete")
 CPU_ROW = "events_per_s (events/s)"
 
 
-def _platform(iteration, scenario):
-    for table in iteration.get("output", {}).get("complete", []):
-        if table.get("title") == "environment":
-            rows = dict(table["data"]["rows"])
-            return rows.get("driver") or scenario
-    return scenario
+def _platform(scenario, args):
+    """The driver a workload ran on: its ``driver`` argument, or native."""
+    if args.get("driver"):
+        return args["driver"]
+    return "native" if scenario.startswith("NativeHost.") else scenario
 
 
 def _median(values):
@@ -30,11 +29,12 @@ def rows(report):
     for task in report.get("tasks", []):
         for subtask in task.get("subtasks", []):
             for workload in subtask.get("workloads", []):
-                scenario = next(iter(workload["scenario"]))
+                scenario, args = next(iter(workload["scenario"].items()))
+                platform = _platform(scenario, args or {})
                 runner = next(iter(workload["runner"].values()))
                 concurrency = runner.get("concurrency", 1)
                 for iteration in workload.get("data", []):
-                    key = (_platform(iteration, scenario), concurrency)
+                    key = (platform, concurrency)
                     group = groups.setdefault(key, {
                         "iterations": 0, "failed": 0,
                         "phases": {p: [] for p in PHASES}, "cpu": []})

@@ -62,6 +62,13 @@ class DriverLifecycleMixin(object):
         self.assertEqual(self.driver_name, info["driver"])
         self.assertTrue(info["acceleration"])
 
+        # Fresh connections, as each iteration makes them: none may fail
+        # (a TCG guest's key exchange is slower than sshutils' 1 s).
+        for _ in range(5):
+            fresh = driver.executor(instance)
+            self.assertEqual(0, fresh.run(["true"], 60).exit_code)
+            fresh.close()
+
         driver.delete(instance)
         driver.wait_deleted(instance, self.conf.delete_timeout)
         self.assertEqual([], driver.list_names(self.name))
