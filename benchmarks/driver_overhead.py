@@ -111,6 +111,7 @@ def main():
             instance = driver.create(tag)
             driver.wait_running(instance, 120)
             measured = time.monotonic() - started
+            driver.record_engine_times(instance)
             engine = (instance.engine_times["started"]
                       - instance.engine_times["created"])
             build.append(measured - engine)

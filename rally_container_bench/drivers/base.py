@@ -151,6 +151,9 @@ class Driver(abc.ABC):
         return ssh.SSHExecutor(instance, self.image.read_private_key(),
                                kind=self.name)
 
+    def record_engine_times(self, instance):
+        """Fill instance.engine_times, if not yet done; called untimed."""
+
     @abc.abstractmethod
     def delete(self, instance):
         """Send the delete request."""

@@ -204,10 +204,11 @@ def daemons(conf):
     }
     if hybrid_cgroups():
         # Not a daemon: a process holding a private mount namespace without
-        # the cgroup2 mount, for every crun-podman command (nsenter) to
-        # share, so the netns bind mounts podman makes stay consistent.
-        # The host's own mounts are untouched.
-        found["podman-crun"] = [Daemon("podman-crun-mounts", [
+        # the cgroup2 mount (crun 1.8 refuses hybrid cgroups). Every podman
+        # command, whatever its runtime, enters it (nsenter): the netns
+        # bind mounts podman makes must be seen by all of them, since they
+        # share one container store. The host's own mounts are untouched.
+        found["podman"] = [Daemon("podman-mounts", [
             "unshare", "-m", "--propagation", "private", "sh", "-c",
             "umount /sys/fs/cgroup/unified && exec sleep infinity",
         ], cache)]

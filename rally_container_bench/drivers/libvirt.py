@@ -19,7 +19,9 @@ from xml.sax import saxutils
 from rally_container_bench.drivers import acceleration
 from rally_container_bench.drivers import base
 
-_port_lock = threading.Lock()
+# Held while a port is probed, so threads of one process never pick the
+# same one.
+port_lock = threading.Lock()
 _DOMAIN = """<domain type='{domain_type}'
         xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
   <name>{name}</name>
@@ -127,7 +129,7 @@ class LibvirtDriver(base.Driver):
         for _ in range(3):
             # Another process may take the port between our probe and
             # QEMU's bind: then QEMU fails to start and we try another.
-            with _port_lock:
+            with port_lock:
                 port = free_port()
             with open(xml_path, "w") as f:
                 f.write(self._domain_xml(name, disk, port, directory))

@@ -10,13 +10,11 @@ are its own.
 
 import os
 import shutil
-import threading
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import libvirt
 
 LXC_PATH = "/var/lib/lxc"
-_port_lock = threading.Lock()
 _CONFIG = """# rally-container-bench instance {name}
 lxc.uts.name = rcbench-guest
 lxc.rootfs.path = overlay:{lower}:{upper}
@@ -59,7 +57,7 @@ class LxcDriver(base.Driver):
         upper = self._upper_dir(name)
         os.makedirs(directory)
         os.makedirs(upper)
-        with _port_lock:
+        with libvirt.port_lock:
             port = libvirt.free_port()
         with open(os.path.join(directory, "config"), "w") as f:
             f.write(_CONFIG.format(name=name, lower=self.image.rootfs,

@@ -6,6 +6,7 @@ Needs the guest image (rcbench images build) and the engine daemons
 the reason ``rcbench doctor`` gives.
 """
 
+import time
 import unittest
 import uuid
 
@@ -43,6 +44,11 @@ class DriverLifecycleMixin(object):
         self.assertEqual([self.name], driver.list_names(self.name))
         self.assertEqual("127.0.0.1", instance.ssh_host)
         driver.wait_reachable(instance, self.conf.ssh_timeout)
+        driver.record_engine_times(instance)
+        if self.driver_name in ("docker", "podman-runc", "podman-crun"):
+            times = instance.engine_times
+            self.assertLessEqual(times["created"], times["started"])
+            self.assertLess(abs(time.time() - times["started"]), 120)
         executor = driver.executor(instance)
 
         hostile = "a b; touch /tmp/rcbench-pwned"

@@ -31,6 +31,7 @@ class LocalInstancesScenario(sysbench_utils.SysbenchScenarioMixin,
                 driver.wait_running(instance, conf.boot_timeout)
             with atomic.ActionTimer(self, "network"):
                 driver.wait_reachable(instance, conf.ssh_timeout)
+            driver.record_engine_times(instance)
             yield instance
         finally:
             if instance is not None:
