@@ -28,8 +28,9 @@ OPTS = [
     cfg.FloatOpt("ssh_timeout", default=600.0, min=1,
                  help="Seconds a running instance may take to answer an SSH "
                       "login (phase 'network')."),
-    cfg.FloatOpt("ssh_poll_interval", default=0.5, min=0.01,
-                 help="Seconds between two SSH login attempts."),
+    cfg.FloatOpt("ssh_poll_interval", default=0.1, min=0.01,
+                 help="Seconds between two SSH login attempts (the network "
+                      "phase hides up to one interval)."),
     cfg.FloatOpt("delete_timeout", default=300.0, min=1,
                  help="Seconds an instance may take to be gone after the "
                       "delete request (phase 'delete')."),

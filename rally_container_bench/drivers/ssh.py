@@ -81,7 +81,8 @@ class SSHExecutor(base.Executor):
             except (rally_exceptions.SSHError, OSError) as e:
                 last = e
                 self.close()
-                time.sleep(0.5 * (attempt + 1))
+                if attempt + 1 < attempts:
+                    time.sleep(0.5 * (attempt + 1))
         raise base.DriverError("SSH to %s (%s:%s) failed: %s"
                                % (i.name, i.ssh_host, i.ssh_port, last))
 
