@@ -96,6 +96,14 @@ def run_cli(argv, timeout=120, env=None):
         raise DriverError("cannot run %s: %s" % (argv[0], e))
 
 
+def output_of(proc, what):
+    """stdout of a finished CLI call, or DriverError naming ``what``."""
+    if proc.returncode != 0:
+        raise DriverError("%s failed: %s"
+                          % (what, proc.stderr.strip()[-1500:]))
+    return proc.stdout
+
+
 @dataclasses.dataclass
 class Instance:
     """One VM or container, as a driver created it."""

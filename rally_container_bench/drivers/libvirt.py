@@ -99,11 +99,7 @@ class LibvirtDriver(base.Driver):
                             + list(args), timeout)
 
     def _checked(self, *args):
-        proc = self._virsh(*args)
-        if proc.returncode != 0:
-            raise base.DriverError("virsh %s failed: %s"
-                                   % (args[0], proc.stderr.strip()[-1500:]))
-        return proc.stdout
+        return base.output_of(self._virsh(*args), "virsh " + args[0])
 
     def _instance_dir(self, name):
         return os.path.join(os.path.expanduser(self.conf.image_cache_dir),

@@ -60,11 +60,7 @@ class PodmanDriver(base.Driver):
         return base.run_cli(argv, timeout, env)
 
     def _checked(self, *args):
-        proc = self._podman(*args)
-        if proc.returncode != 0:
-            raise base.DriverError("podman %s failed: %s"
-                                   % (args[0], proc.stderr.strip()[-1500:]))
-        return proc.stdout
+        return base.output_of(self._podman(*args), "podman " + args[0])
 
     def prepare(self):
         if self._podman("image", "exists", self.image.tag).returncode == 0:

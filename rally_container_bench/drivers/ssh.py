@@ -123,9 +123,6 @@ class SSHExecutor(base.Executor):
         finally:
             self.close()
 
-    def describe(self):
-        return {"driver": self.kind}
-
 
 def wait_for_login(executor, timeout, interval):
     deadline = time.monotonic() + timeout
