@@ -4,6 +4,8 @@
     rcbench images build [--force]           build the offline guest image
     rcbench engines start|stop [ENGINE ...]  start/stop engine daemons
     rcbench summary RALLY_JSON [--expect ...] one line per platform and step
+    rcbench compare RALLY_JSON... --out DIR  the comparison report (HTML, CSV,
+                                             JSON, Markdown) of exported tasks
     rcbench presets                          list the sysbench presets
     rcbench sysbench-command PRESET --version 0.4.12 [--phase run]
                                              print the command a preset runs
@@ -12,6 +14,7 @@
 
 import argparse
 import json
+import os
 import sys
 
 from rally_container_bench.drivers import base
@@ -118,6 +121,29 @@ def _summary(args):
     return 1 if problems else 0
 
 
+def _compare(args):
+    # Imported here: numpy, scipy and matplotlib take seconds to import.
+    from rally_container_bench.report import comparison
+    from rally_container_bench.report import render
+
+    documents = []
+    for path in args.files:
+        with open(path) as f:
+            try:
+                documents.append(json.load(f))
+            except ValueError as e:
+                raise ValueError("%s is not JSON: %s" % (path, e))
+    report = comparison.build(documents, title=args.title)
+    os.makedirs(args.out, exist_ok=True)
+    for path, text in render.files(report, args.out).items():
+        with open(path, "w") as f:
+            f.write(text)
+        print(path)
+    for warning in report["warnings"]:
+        print("rcbench compare: warning: " + warning, file=sys.stderr)
+    return 0
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="rcbench",
@@ -146,6 +172,16 @@ def build_parser():
     p.add_argument("--expect-concurrency", nargs="*", type=int,
                    metavar="N")
     p.set_defaults(func=_summary)
+
+    p = sub.add_parser("compare", help="compare every platform with "
+                       "native: comparison.html/.csv/.json/.md")
+    p.add_argument("files", nargs="+", metavar="RALLY_JSON",
+                   help="rally task report --json (or rally task export "
+                        "--type json) output; several tasks are pooled")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="directory for the four files (created)")
+    p.add_argument("--title", help="the report's title")
+    p.set_defaults(func=_compare)
 
     p = sub.add_parser("presets", help="list the sysbench presets")
     p.set_defaults(func=_presets)

@@ -10,8 +10,9 @@ venv="${RCBENCH_VENV:-$top/.venv}"
 python="${PYTHON:-python3}"
 
 # sysbench: the workload; gcc..libtool: build sysbench 0.4.12 (KEK's version);
-# debootstrap..openssh-client: the offline guest image; then the engines.
-packages=(sysbench gcc make autoconf automake libtool python3-venv
+# debootstrap..openssh-client: the offline guest image; then the engines;
+# chromium: the tests open the comparison report in it, headless.
+packages=(sysbench gcc make autoconf automake libtool python3-venv chromium
           debootstrap e2fsprogs qemu-utils openssh-client
           docker.io podman crun runc containernetworking-plugins conmon
           slirp4netns uidmap catatonit iptables
@@ -35,11 +36,16 @@ if [ ${#missing[@]} -gt 0 ]; then
         "${missing[@]}" >/dev/null
 fi
 
+# The venv is redone when the package's requirements change.
+stamp=$(cat "$top/setup.cfg" "$top/requirements.txt" | sha256sum | cut -c1-16)
 if [ ! -x "$venv/bin/rally" ] || [ ! -x "$venv/bin/tox" ] \
+        || [ "$(cat "$venv/.rcbench-requirements" 2>/dev/null)" != "$stamp" ] \
         || ! "$venv/bin/python" -c "import rally_container_bench" 2>/dev/null; then
-    echo "install-deps: Python venv $venv (rally, rally-openstack, tox; ~1 min)" >&2
+    echo "install-deps: Python venv $venv (rally, rally-openstack, scipy," \
+         "matplotlib, tox; ~2 min)" >&2
     "$python" -m venv "$venv"
     "$venv/bin/pip" install -q --upgrade pip
     "$venv/bin/pip" install -q -e "$top" tox
+    echo "$stamp" > "$venv/.rcbench-requirements"
 fi
 "$top/tools/build-sysbench-0.4.sh" >/dev/null

@@ -57,6 +57,9 @@ fi
 step "writing reports of task $uuid"
 rally task report "$uuid" --out "$out/rally.html" >/dev/null 2>&1
 rally task report "$uuid" --json --out "$out/rally.json" >/dev/null 2>&1
+step "comparison report (every platform against native)"
+rally task export --uuid "$uuid" --type rcbench-comparison --to "$out" \
+    > "$out/export.log" 2>&1 || { cat "$out/export.log" >&2; exit 1; }
 ln -sfn "$stamp" results/latest
 sla=0
 rally task sla-check "$uuid" > "$out/sla.txt" 2>&1 || sla=$?
@@ -64,9 +67,11 @@ rally task sla-check "$uuid" > "$out/sla.txt" 2>&1 || sla=$?
 echo
 "$venv/bin/rcbench" summary "$out/rally.json" || true
 echo
+cat "$out/comparison.md"
 echo "Rally task:    $uuid"
 echo "HTML report:   $top/$out/rally.html"
 echo "JSON results:  $top/$out/rally.json"
+echo "Comparison:    $top/$out/comparison.html (.csv .json .md)"
 echo "Task log:      $top/$out/rally-task.log"
 if [ "$sla" != 0 ]; then
     echo "SLA FAILED (some iterations failed): $top/$out/sla.txt" >&2

@@ -195,10 +195,17 @@ class LibvirtDriver(base.Driver):
         return True, "libvirt/QEMU, acceleration %s (%s)" % (accel, why)
 
     def describe(self):
-        version = self._checked("version").strip().splitlines()
-        hypervisor = [line for line in version if "hypervisor" in line]
         return dict(super().describe(), runtime="qemu",
                     acceleration=self.acceleration,
                     acceleration_reason=self.why,
-                    engine_version="; ".join(hypervisor) or "libvirt",
+                    engine_version=engine_version(self._checked("version")),
                     vcpus=self.conf.vm_vcpus, memory_mb=self.conf.vm_memory_mb)
+
+
+def engine_version(virsh_version):
+    """"QEMU 7.2.22, libvirt 9.0.0" from ``virsh version`` output."""
+    found = dict(line.split(":", 1) for line in virsh_version.splitlines()
+                 if ":" in line)
+    parts = [found[key].strip() for key in ("Running hypervisor",
+                                            "Using library") if key in found]
+    return ", ".join(parts) or "libvirt"

@@ -42,10 +42,14 @@ class NativeExecutor(base.Executor):
             duration_s=time.monotonic() - started)
 
     def describe(self):
-        uname = platform.uname()
-        return {"driver": self.kind, "host": uname.node,
-                "kernel": uname.release, "cpu_model": _cpu_model(),
-                "cpus": os.cpu_count()}
+        return dict(host_facts(), driver=self.kind)
+
+
+def host_facts():
+    """The machine Rally runs on, for every result's environment."""
+    uname = platform.uname()
+    return {"host": uname.node, "host_kernel": uname.release,
+            "host_cpu_model": _cpu_model(), "host_cpus": os.cpu_count()}
 
 
 def _kill(proc):

@@ -54,8 +54,8 @@ class NativeExecutorTestCase(unittest.TestCase):
     def test_describe_names_the_host(self):
         info = self.executor.describe()
         self.assertEqual("native", info["driver"])
-        self.assertTrue(info["kernel"])
-        self.assertGreaterEqual(info["cpus"], 1)
+        self.assertTrue(info["host_kernel"])
+        self.assertGreaterEqual(info["host_cpus"], 1)
 
 
 class SysbenchOnTheHostMixin(object):

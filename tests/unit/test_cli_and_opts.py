@@ -46,6 +46,38 @@ class SysbenchParseCommandTestCase(unittest.TestCase):
         self.assertIn("No such file", err)
 
 
+class CompareCommandTestCase(unittest.TestCase):
+
+    def test_writes_four_files_and_names_them(self):
+        fixture = os.path.join(FIXTURES, "..", "rally", "local-quick.json")
+        with tempfile.TemporaryDirectory() as out:
+            code, stdout, _ = run_cli("compare", fixture, "--out", out,
+                                      "--title", "quick")
+            self.assertEqual(0, code)
+            self.assertEqual(sorted(os.listdir(out)), sorted(
+                os.path.basename(line) for line in stdout.split()))
+            with open(os.path.join(out, "comparison.md")) as f:
+                self.assertTrue(f.read().startswith("# quick\n"))
+
+    def test_other_json_is_a_clear_error_and_writes_nothing(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = os.path.join(tmp, "bad.json")
+            with open(bad, "w") as f:
+                f.write('{"results": []}')
+            out = os.path.join(tmp, "out")
+            code, _, err = run_cli("compare", bad, "--out", out)
+            self.assertEqual(2, code)
+            self.assertIn("rcbench compare: error: not Rally task results",
+                          err)
+            self.assertFalse(os.path.exists(out))
+
+    def test_not_json(self):
+        code, _, err = run_cli("compare", os.path.join(
+            FIXTURES, "1.0.20", "cpu-time.txt"), "--out", "/tmp/unused")
+        self.assertEqual(2, code)
+        self.assertIn("is not JSON", err)
+
+
 class PresetCommandsTestCase(unittest.TestCase):
 
     def test_presets_lists_every_preset(self):

@@ -59,6 +59,15 @@ class DomainXmlTestCase(unittest.TestCase):
         self.assertEqual("/cache/guest-abc/vmlinuz",
                          root.findtext("os/kernel"))
 
+    def test_engine_version_from_virsh(self):
+        output = ("Compiled against library: libvirt 9.0.0\n"
+                  "Using library: libvirt 9.0.0\n"
+                  "Using API: QEMU 9.0.0\n"
+                  "Running hypervisor: QEMU 7.2.22\n")
+        self.assertEqual("QEMU 7.2.22, libvirt 9.0.0",
+                         libvirt.engine_version(output))
+        self.assertEqual("libvirt", libvirt.engine_version(""))
+
     def test_kvm_domain_disables_arch_capabilities(self):
         root = self.render("kvm")
         self.assertEqual("kvm", root.get("type"))

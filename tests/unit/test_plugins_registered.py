@@ -15,15 +15,16 @@ from rally.common.plugin import plugin
 from rally import plugins as rally_plugins
 from rally.task import scenario
 
-import rally_container_bench
+from rally_container_bench import task as plugins_package
 
 PACKAGE = "rally-container-bench"
 
 
 def package_modules():
-    prefix = rally_container_bench.__name__ + "."
+    """Every module Rally imports: the plugins live in the task package."""
+    prefix = plugins_package.__name__ + "."
     return sorted(name for _, name, _ in pkgutil.walk_packages(
-        rally_container_bench.__path__, prefix))
+        plugins_package.__path__, prefix))
 
 
 class EntryPointTestCase(unittest.TestCase):
@@ -32,7 +33,10 @@ class EntryPointTestCase(unittest.TestCase):
         eps = {(ep.group, ep.name): ep.value
                for ep in importlib.metadata.distribution(PACKAGE)
                .entry_points}
-        self.assertEqual("rally_container_bench",
+        # Not the whole package: Rally imports every module under the
+        # path at each command, and the report's numpy/scipy/matplotlib
+        # would cost seconds.
+        self.assertEqual("rally_container_bench.task",
                          eps[("rally_plugins", "path")])
         self.assertEqual("rally_container_bench.opts:list_opts",
                          eps[("rally_plugins", "options")])
@@ -74,6 +78,12 @@ class EveryModuleLoadsTestCase(unittest.TestCase):
                 self.assertIs(cls, base.get(cls.get_name(),
                                             platform=cls.get_platform(),
                                             allow_hidden=True))
+
+    def test_comparison_exporter_is_registered(self):
+        rally_plugins.load()
+        from rally.task import exporter
+        cls = exporter.TaskExporter.get("rcbench-comparison")
+        self.assertIn("against native", cls.get_info()["title"])
 
     def test_native_scenario_is_platform_agnostic(self):
         rally_plugins.load()

@@ -6,6 +6,7 @@ from rally.common import validation
 from rally.task import atomic
 from rally.task import scenario
 
+from rally_container_bench.drivers import native
 from rally_container_bench.drivers import registry
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import sysbench_utils
@@ -19,6 +20,10 @@ class LocalInstancesScenario(sysbench_utils.SysbenchScenarioMixin,
 
     def _driver(self, driver):
         return registry.prepared_driver(driver, opts.register())
+
+    @staticmethod
+    def _metadata(engine):
+        return dict(native.host_facts(), **engine.describe())
 
     @contextlib.contextmanager
     def _instance(self, driver):
@@ -69,6 +74,7 @@ class BootAndDelete(LocalInstancesScenario):
             this host can run
         """
         engine = self._driver(driver)
+        self.add_environment(self._metadata(engine))
         with self._instance(engine):
             pass
 
@@ -98,4 +104,4 @@ class BootSysbenchDelete(LocalInstancesScenario):
             with contextlib.closing(engine.executor(instance)) as executor:
                 self.run_sysbench_tests(executor, tests, "sysbench",
                                         workdir, timeout,
-                                        metadata=engine.describe())
+                                        metadata=self._metadata(engine))

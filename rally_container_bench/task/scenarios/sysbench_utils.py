@@ -23,6 +23,10 @@ class SysbenchTestsFailed(exceptions.RallyException):
 
 class SysbenchScenarioMixin:
 
+    def add_environment(self, environment):
+        """Where the iteration ran: the comparison report groups by it."""
+        self.add_output(complete=_environment_table(environment))
+
     def _timed(self, label):
         return atomic.ActionTimer(self, "sysbench.%s" % label)
 
@@ -38,7 +42,7 @@ class SysbenchScenarioMixin:
         version = sysbench_run.detect_version(executor, executable, timeout)
         environment = dict(executor.describe(), sysbench_version=version)
         environment.update(metadata or {})
-        self.add_output(complete=_environment_table(environment))
+        self.add_environment(environment)
         failures = []
         for spec in specs:
             try:

@@ -1,0 +1,191 @@
+"""The comparison written out: HTML (one offline file), CSV, JSON, Markdown."""
+
+import csv
+import io
+import json
+import os
+
+import jinja2
+
+from rally_container_bench.report import comparison
+from rally_container_bench.report import plots
+
+FILE_NAMES = {"html": "comparison.html", "csv": "comparison.csv",
+              "json": "comparison.json", "md": "comparison.md"}
+VERDICT_TEXT = {"better": "better than native", "worse": "worse than native",
+                "ns": "no significant difference", None: "not tested"}
+
+
+def number(value, digits=3):
+    """A value with `digits` significant digits; "–" for none."""
+    if value is None:
+        return "–"
+    if value == 0:
+        return "0"
+    if abs(value) >= 10 ** digits:
+        return "%.0f" % value  # 5520, not 5.52e+03
+    return "%.*g" % (digits, value)
+
+
+def percent(ratio):
+    return "–" if ratio is None else "%+.1f %%" % ((ratio - 1) * 100)
+
+
+def ratio_cell(row):
+    """"-2.1 % [-3.0, -1.2] *" (star: p < alpha)."""
+    if row is None or row["ratio_to_native"] is None:
+        return "–"
+    text = percent(row["ratio_to_native"])
+    if row["ratio_ci_low"] is not None:
+        text += " [%+.1f, %+.1f]" % ((row["ratio_ci_low"] - 1) * 100,
+                                     (row["ratio_ci_high"] - 1) * 100)
+    if row["verdict"] in ("better", "worse"):
+        text += " *"
+    if row["failed"]:
+        text += " (%d failed)" % row["failed"]
+    return text
+
+
+def mean_cell(row):
+    """"12.3 [11.9, 12.8]" (mean and 95 % CI)."""
+    if row is None or row["mean"] is None:
+        return "–" if row is None or not row["failed"] else (
+            "all %d failed" % row["failed"])
+    text = number(row["mean"])
+    if row["ci_low"] is not None:
+        text += " [%s, %s]" % (number(row["ci_low"]), number(row["ci_high"]))
+    if row["failed"]:
+        text += " (%d failed)" % row["failed"]
+    return text
+
+
+def _workload_cell(row):
+    """Native's own level, every other platform's difference from it."""
+    if row is not None and row["platform"] == comparison.NATIVE:
+        return mean_cell(row)
+    return ratio_cell(row)
+
+
+def _sample_sizes(rows):
+    sizes = sorted({row["n"] for row in rows})
+    text = "n per cell: %s" % (
+        sizes[0] if len(sizes) == 1 else "%s to %s" % (sizes[0], sizes[-1]))
+    if any(row["failed"] for row in rows):
+        text += "; cells marked with failed iterations leave them out"
+    return text
+
+
+def headline(report):
+    """[(concurrency, kind, metrics, platforms, {(metric, platform): row})]."""
+    tables = []
+    labels = [p["label"] for p in report["platforms"]]
+    for step in report["concurrency"]:
+        for kind in ("sysbench", "phase"):
+            metrics = [m for m in report["metrics"]
+                       if m["headline"] and m["kind"] == kind]
+            cells = {}
+            for metric in metrics:
+                for row in comparison.rows_for(report, metric["name"],
+                                               concurrency=step):
+                    cells[(metric["name"], row["platform"])] = row
+            platforms = [label for label in labels
+                         if any(k[1] == label for k in cells)]
+            if metrics and platforms:
+                tables.append((step, kind, metrics, platforms, cells))
+    return tables
+
+
+def to_csv(report):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    columns = comparison.CSV_COLUMNS + comparison.EXTRA_COLUMNS
+    writer.writerow(columns)
+    for row in report["rows"]:
+        writer.writerow(["" if row[c] is None else row[c] for c in columns])
+    return buffer.getvalue()
+
+
+def to_json(report):
+    return json.dumps(report, indent=2, sort_keys=True) + "\n"
+
+
+def to_markdown(report):
+    lines = ["# %s" % report["title"], "",
+             "Rally tasks: %s. Generated %s by rally-container-bench."
+             % (", ".join(t["uuid"] or "?" for t in report["tasks"]),
+                report["generated_at"]), ""]
+    lines.append("Platforms: " + "; ".join(
+        "**%s** (%s)" % (p["label"], ", ".join(
+            "%s %s" % (k, v) for k, v in p["environment"]
+            if k in ("driver", "runtime", "acceleration", "engine version")))
+        for p in report["platforms"]) + ".")
+    lines.append("")
+    for step, kind, metrics, platforms, cells in headline(report):
+        if kind == "sysbench":
+            lines.append("## Concurrency %s: workloads vs native "
+                         "(difference of the mean, 95 %% CI; * p < %.2g)"
+                         % (step, report["methods"]["alpha"]))
+            cell = _workload_cell
+        else:
+            lines.append("## Concurrency %s: instance phases "
+                         "(mean, 95 %% CI)" % step)
+            cell = mean_cell
+        lines.append("")
+        lines.append("| metric | " + " | ".join(platforms) + " |")
+        lines.append("|---|" + "---|" * len(platforms))
+        for metric in metrics:
+            lines.append("| %s (%s) | %s |" % (
+                metric["name"], metric["unit"], " | ".join(
+                    cell(cells.get((metric["name"], p))) for p in platforms)))
+        lines.append("")
+        lines.append(_sample_sizes(cells.values()))
+        lines.append("")
+    for warning in report["warnings"]:
+        lines.append("> Warning: %s" % warning)
+    lines.append("")
+    lines.append("Methods: mean CI: %s; ratio CI: %s; test: %s. %s."
+                 % (report["methods"]["mean_ci"],
+                    report["methods"]["ratio_ci"],
+                    report["methods"]["p_value"],
+                    report["methods"]["min_n"]))
+    return "\n".join(lines) + "\n"
+
+
+def _environment_table(report):
+    present = {key for p in report["platforms"] for key, _ in p["environment"]}
+    keys = [title for _, title in comparison.ENVIRONMENT_KEYS
+            if title in present]
+    return keys, [dict(p["environment"]) for p in report["platforms"]]
+
+
+def to_html(report):
+    loader = jinja2.PackageLoader("rally_container_bench.report",
+                                  "templates")
+    env = jinja2.Environment(loader=loader, autoescape=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters.update(number=number, workload_cell=_workload_cell,
+                       mean_cell=mean_cell, sample_sizes=_sample_sizes)
+    phase_metrics = [m for m in report["metrics"]
+                     if m["headline"] and m["kind"] == "phase"]
+    workload_metrics = [m for m in report["metrics"]
+                        if m["headline"] and m["kind"] == "sysbench"]
+    keys, environments = _environment_table(report)
+    return env.get_template("comparison.html").render(
+        report=report, headline=headline(report),
+        verdict_text=VERDICT_TEXT, colours=plots.colours(report),
+        phase_figures=[(m, plots.phase_figure(report, m))
+                       for m in phase_metrics],
+        metric_figures=[(m, plots.metric_figure(report, m))
+                        for m in workload_metrics],
+        environment_keys=keys, environments=environments,
+        json_dumps=lambda value: json.dumps(value, sort_keys=True))
+
+
+RENDERERS = {"html": to_html, "csv": to_csv, "json": to_json,
+             "md": to_markdown}
+
+
+def files(report, directory):
+    """{path: text} of every format in directory."""
+    return {os.path.join(directory, FILE_NAMES[kind]): render(report)
+            for kind, render in RENDERERS.items()}

@@ -1,0 +1,163 @@
+"""Rally's exported task results as uniform samples.
+
+Pure: reads the JSON that ``rally task report --json`` and
+``rally task export --type json`` write (tasks[].subtasks[].workloads[]),
+knows no engine. Every iteration gives samples ``(metric, unit, value)``
+under its platform and concurrency: the duration of each phase (top-level
+atomic action; a child is "<parent>/<child>"), "build+network", and every
+row of the iteration's "sysbench <label>" tables.
+"""
+
+import collections
+
+from rally_container_bench.sysbench import parse
+
+BUILD_NETWORK = "build+network"
+SYSBENCH_PREFIX = "sysbench "
+ENVIRONMENT_TITLE = "environment"
+VM_ACCELERATIONS = ("kvm", "tcg", "hvf", "whpx")
+
+Sample = collections.namedtuple(
+    "Sample", "metric unit higher_is_better value platform concurrency")
+
+
+class ResultsError(ValueError):
+    """The document is not Rally task results."""
+
+
+class Platform(collections.namedtuple(
+        "Platform", "driver runtime acceleration")):
+    """Where an iteration ran, as the report groups it."""
+
+    @property
+    def label(self):
+        if self.driver == "native":
+            return "native"
+        if self.acceleration in VM_ACCELERATIONS:
+            # The engine's real acceleration names a VM, never the driver:
+            # the "kvm" driver under TCG is "qemu-tcg".
+            return "%s-%s" % (self.runtime or "vm", self.acceleration)
+        if not self.runtime or self.runtime in self.driver:
+            return self.driver
+        return "%s-%s" % (self.driver, self.runtime)
+
+
+class Collected:
+    """Samples, iteration counts and environment facts of some tasks."""
+
+    def __init__(self):
+        self.samples = []
+        self.iterations = collections.Counter()  # (label, concurrency)
+        self.failed = collections.Counter()
+        self.platforms = {}  # label -> Platform, in order of appearance
+        self.environments = {}  # label -> {key: value}
+        self.tasks = []  # [{uuid, title, env_name, created_at, workloads}]
+
+
+def tasks_of(document):
+    if not isinstance(document, dict) or not isinstance(
+            document.get("tasks"), list):
+        raise ResultsError(
+            "not Rally task results: expected a JSON object with a 'tasks'"
+            " list (write it with `rally task report UUID --json --out F`"
+            " or `rally task export --uuid UUID --type json --to F`)")
+    return document["tasks"]
+
+
+def collect(documents):
+    """Collected from exported documents (each {"tasks": [...]})."""
+    collected = Collected()
+    for document in documents:
+        for task in tasks_of(document):
+            _collect_task(collected, task)
+    return collected
+
+
+def _collect_task(collected, task):
+    summary = {"uuid": task.get("uuid"), "title": task.get("title"),
+               "env_name": task.get("env_name"),
+               "created_at": task.get("created_at"), "workloads": []}
+    collected.tasks.append(summary)
+    for subtask in task.get("subtasks", []):
+        for workload in subtask.get("workloads", []):
+            scenario, args = next(iter(workload["scenario"].items()))
+            runner_type, runner = next(iter(workload["runner"].items()))
+            concurrency = runner.get("concurrency", 1)
+            summary["workloads"].append({
+                "subtask": subtask.get("title"), "scenario": scenario,
+                "args": args or {}, "runner": {runner_type: runner}})
+            for iteration in workload.get("data", []):
+                _collect_iteration(collected, iteration, scenario,
+                                   args or {}, concurrency)
+
+
+def environment_of(iteration):
+    """The iteration's "environment" table as a dict (may be empty)."""
+    for table in iteration.get("output", {}).get("complete", []):
+        if table.get("title") == ENVIRONMENT_TITLE:
+            return {row[0]: row[1] for row in table["data"].get("rows", [])}
+    return {}
+
+
+def platform_of(environment, scenario, args):
+    driver = environment.get("driver") or args.get("driver")
+    if not driver:
+        driver = "native" if scenario.startswith("NativeHost.") else scenario
+    return Platform(driver, environment.get("runtime") or None,
+                    environment.get("acceleration") or None)
+
+
+def _collect_iteration(collected, iteration, scenario, args, concurrency):
+    environment = environment_of(iteration)
+    platform = platform_of(environment, scenario, args)
+    label = platform.label
+    collected.platforms.setdefault(label, platform)
+    if environment:
+        collected.environments.setdefault(label, environment)
+    key = (label, concurrency)
+    collected.iterations[key] += 1
+    if iteration.get("error"):
+        # Never averaged with the good ones: counted, and flagged.
+        collected.failed[key] += 1
+        return
+    for metric, unit, higher, value in _iteration_values(iteration):
+        collected.samples.append(
+            Sample(metric, unit, higher, value, label, concurrency))
+
+
+def _iteration_values(iteration):
+    durations = {}
+    for action in iteration.get("atomic_actions", []):
+        _phase_durations(action, "", durations)
+    for name, seconds in durations.items():
+        yield name, "s", False, seconds
+    if "build" in durations and "network" in durations:
+        yield (BUILD_NETWORK, "s", False,
+               durations["build"] + durations["network"])
+    for table in iteration.get("output", {}).get("additive", []):
+        title = table.get("title", "")
+        if not title.startswith(SYSBENCH_PREFIX):
+            continue
+        test = title[len(SYSBENCH_PREFIX):]
+        for row_name, value in table.get("data", []):
+            name, unit = _split_row(row_name)
+            if value is None:
+                continue
+            yield ("sysbench.%s.%s" % (test, name), unit,
+                   parse.higher_is_better(name), float(value))
+
+
+def _phase_durations(action, parent, durations):
+    name = parent + action["name"]
+    if name.startswith("sysbench."):
+        return  # its metrics are the result, not its wall time
+    if action.get("finished_at") is not None:
+        durations[name] = action["finished_at"] - action["started_at"]
+    for child in action.get("children", []):
+        _phase_durations(child, name + "/", durations)
+
+
+def _split_row(row_name):
+    """"events_per_s (events/s)" -> ("events_per_s", "events/s")."""
+    name, _, unit = row_name.partition(" (")
+    return name, unit[:-1] if unit.endswith(")") else unit

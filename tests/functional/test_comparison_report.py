@@ -1,0 +1,140 @@
+"""The comparison report through Rally's own CLI and in a real browser.
+
+Input: Rally results recorded from a real quickstart run of the local
+scenarios (tests/fixtures/rally/local-quick-4.json), imported into a
+private Rally DB, exported with ``rally task export --type
+rcbench-comparison``; the HTML opened in Debian's headless Chromium.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from PIL import Image
+
+from tests.functional import helpers
+
+FIXTURE = os.path.join(helpers.TOP, "tests", "fixtures", "rally",
+                       "local-quick-4.json")
+CHROMIUM = shutil.which("chromium")
+# The report's own colours (templates/comparison.html, matplotlib tab10).
+WORSE_CELL = (0xf4, 0xb3, 0xad)
+FIRST_PLATFORM = (0x1f, 0x77, 0xb4)  # qemu-tcg's lines and bars
+
+
+class ComparisonExportTestCase(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.home = helpers.RallyHome()
+        imported = cls.home.rally("task", "import", "--file", FIXTURE,
+                                  "--env", "local").stdout
+        cls.uuid = re.search(r"Task UUID: ([0-9a-f-]{36})",
+                             imported).group(1)
+        cls.exported = os.path.join(cls.home.path, "exported")
+        cls.home.rally("task", "export", "--uuid", cls.uuid, "--type",
+                       "rcbench-comparison", "--to", cls.exported)
+        cls.compared = os.path.join(cls.home.path, "compared")
+        proc = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "compare", FIXTURE,
+             "--out", cls.compared], capture_output=True, text=True,
+            timeout=300)
+        assert proc.returncode == 0, proc.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.home.close()
+
+    def read(self, directory, name):
+        with open(os.path.join(directory, name)) as f:
+            return f.read()
+
+    def test_rally_export_writes_the_four_files(self):
+        self.assertEqual(
+            ["comparison.csv", "comparison.html", "comparison.json",
+             "comparison.md"], sorted(os.listdir(self.exported)))
+        self.assertIn(self.uuid, self.read(self.exported, "comparison.html"))
+
+    def test_rally_export_and_rcbench_compare_agree(self):
+        # Same statistics from Rally's DB and from the exported file.
+        self.assertEqual(self.read(self.compared, "comparison.csv"),
+                         self.read(self.exported, "comparison.csv"))
+
+    def test_export_to_a_file_is_refused(self):
+        path = os.path.join(self.home.path, "report.html")
+        with open(path, "w") as f:
+            f.write("mine")
+        proc = self.home.rally("task", "export", "--uuid", self.uuid,
+                               "--type", "rcbench-comparison", "--to", path,
+                               check=False)
+        self.assertNotEqual(0, proc.returncode)
+        self.assertIn("is a file; give a directory", proc.stdout + proc.stderr)
+        with open(path) as f:
+            self.assertEqual("mine", f.read())
+
+    def test_export_without_a_directory_says_what_it_needs(self):
+        proc = self.home.rally("task", "export", "--uuid", self.uuid,
+                               "--type", "rcbench-comparison")
+        self.assertIn("--to DIR", proc.stdout)
+
+
+@unittest.skipUnless(CHROMIUM, "chromium is not installed "
+                               "(tools/install-deps.sh installs it)")
+class ComparisonInBrowserTestCase(unittest.TestCase):
+    """What a person sees: the page rendered, tables coloured, plots drawn."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory(prefix="rcbench-report-")
+        out = os.path.join(cls.dir.name, "report")
+        subprocess.run([os.path.join(helpers.BIN, "rcbench"), "compare",
+                        FIXTURE, "--out", out], check=True,
+                       capture_output=True, timeout=300)
+        cls.png = os.path.join(cls.dir.name, "shot.png")
+        # Offline: no network is reachable, and the page must need none.
+        proc = subprocess.run(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+             "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", "--hide-scrollbars",
+             "--user-data-dir=" + os.path.join(cls.dir.name, "profile"),
+             "--window-size=1400,4000", "--screenshot=" + cls.png,
+             "file://" + os.path.join(out, "comparison.html")],
+            capture_output=True, text=True, timeout=120)
+        assert os.path.exists(cls.png), proc.stderr[-2000:]
+        cls.image = Image.open(cls.png).convert("RGB")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def count(self, colour, box=None, tolerance=6):
+        region = self.image.crop(box) if box else self.image
+        return sum(n for n, pixel in region.getcolors(maxcolors=1 << 24)
+                   if all(abs(a - b) <= tolerance
+                          for a, b in zip(pixel, colour)))
+
+    def test_title_is_drawn_at_the_top(self):
+        dark = self.count((0x22, 0x22, 0x22), box=(0, 0, 700, 60),
+                          tolerance=60)
+        self.assertGreater(dark, 500)
+
+    def test_page_is_not_blank(self):
+        white = self.count((255, 255, 255), tolerance=3)
+        total = self.image.width * self.image.height
+        self.assertLess(white / total, 0.93)
+
+    def test_worse_than_native_cells_are_coloured(self):
+        # The TCG guest is slower than native on every workload: its
+        # headline cells are red, near the top of the page.
+        self.assertGreater(self.count(WORSE_CELL, box=(0, 0, 1400, 1500)),
+                           2000)
+
+    def test_plots_are_drawn(self):
+        # Lines and bars of the first platform in the figures below the
+        # headline tables.
+        self.assertGreater(
+            self.count(FIRST_PLATFORM, box=(0, 1200, 1400, 4000)), 3000)

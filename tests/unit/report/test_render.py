@@ -1,0 +1,105 @@
+"""The comparison's four files, from recorded local results."""
+
+import csv
+import io
+import json
+import re
+import unittest
+
+from rally_container_bench.report import comparison
+from rally_container_bench.report import render
+from tests.unit.report import test_comparison
+
+REPORT = comparison.build([test_comparison.load(test_comparison.RUN_OF_4)])
+
+
+class CsvTestCase(unittest.TestCase):
+
+    def test_columns_and_one_line_per_row(self):
+        table = list(csv.DictReader(io.StringIO(render.to_csv(REPORT))))
+        header = list(table[0])
+        self.assertEqual(list(comparison.CSV_COLUMNS),
+                         header[:len(comparison.CSV_COLUMNS)])
+        self.assertEqual(len(REPORT["rows"]), len(table))
+        cpu = [r for r in table if r["metric"] == "sysbench.cpu.events_per_s"
+               and r["platform"] == "docker-runc" and r["concurrency"] == "1"]
+        self.assertEqual("events/s", cpu[0]["unit"])
+        self.assertGreater(float(cpu[0]["mean"]), 0)
+        self.assertLess(float(cpu[0]["ci_low"]), float(cpu[0]["ci_high"]))
+        self.assertLessEqual(0, float(cpu[0]["p_value"]))
+
+
+class JsonTestCase(unittest.TestCase):
+
+    def test_round_trips(self):
+        document = json.loads(render.to_json(REPORT))
+        self.assertEqual(len(REPORT["rows"]), len(document["rows"]))
+        self.assertIn("bootstrap", document["methods"]["ratio_ci"])
+
+
+class MarkdownTestCase(unittest.TestCase):
+
+    def test_headline_per_concurrency_with_percent_and_interval(self):
+        text = render.to_markdown(REPORT)
+        self.assertIn("## Concurrency 1: workloads vs native", text)
+        self.assertIn("## Concurrency 2: instance phases", text)
+        line = next(text_line for text_line in text.splitlines()
+                    if text_line.startswith("| sysbench.cpu.events_per_s"))
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        self.assertEqual(7, len(cells))  # metric, native, 5 platforms
+        # native: its own mean and CI; the others: "-72.6 % [-74.0, -71.2] *"
+        self.assertRegex(cells[1], r"^[0-9.]+ \[[0-9.]+, [0-9.]+\]$")
+        for cell in cells[2:]:
+            self.assertRegex(cell, r"^[+-][0-9.]+ % \[[+-][0-9.]+, "
+                                   r"[+-][0-9.]+\]( \*)?$")
+        self.assertIn("n per cell: 4", text)
+
+
+class HtmlTestCase(unittest.TestCase):
+
+    html = render.to_html(REPORT)
+
+    def test_self_contained(self):
+        for pattern in (r"<script", r"<link", r"<img", r"src=", r"@import",
+                        r"url\(\s*['\"]?(https?:|//)"):
+            with self.subTest(pattern=pattern):
+                self.assertIsNone(re.search(pattern, self.html))
+
+    def test_a_figure_per_headline_metric(self):
+        headline = [m for m in REPORT["metrics"] if m["headline"]]
+        self.assertEqual(len(headline), self.html.count("<svg"))
+
+    def test_every_section(self):
+        for anchor in ("headline", "phases", "workloads", "statistics",
+                       "environment", "methods"):
+            self.assertIn('id="%s"' % anchor, self.html)
+        for task in REPORT["tasks"]:
+            self.assertIn(task["uuid"], self.html)
+
+    def test_significance_colours_the_cells(self):
+        self.assertRegex(self.html, r'<td class="worse')
+
+    def test_values_from_results_are_escaped(self):
+        document = test_comparison.load(test_comparison.RUN_OF_2)
+        hostile = "<script>alert(1)</script>"
+        for workload in test_comparison.workloads(document):
+            for iteration in workload["data"]:
+                for table in iteration["output"]["complete"]:
+                    if table["title"] == "environment":
+                        table["data"]["rows"].append(["image_name", "x"])
+                        for row in table["data"]["rows"]:
+                            if row[0] == "image":
+                                row[1] = hostile
+        document["tasks"][0]["title"] = hostile
+        html = render.to_html(comparison.build([document]))
+        self.assertNotIn(hostile, html)
+        self.assertIn("&lt;script&gt;", html)
+
+
+class FilesTestCase(unittest.TestCase):
+
+    def test_four_files_in_the_directory(self):
+        files = render.files(REPORT, "/out")
+        self.assertEqual({"/out/comparison.html", "/out/comparison.csv",
+                          "/out/comparison.json", "/out/comparison.md"},
+                         set(files))
