@@ -159,8 +159,7 @@ def _environment_table(report):
 
 
 def to_html(report):
-    loader = jinja2.PackageLoader("rally_container_bench.report",
-                                  "templates")
+    loader = jinja2.FileSystemLoader(os.path.dirname(__file__))
     env = jinja2.Environment(loader=loader, autoescape=True,
                              undefined=jinja2.StrictUndefined)
     env.filters.update(number=number, workload_cell=_workload_cell,
