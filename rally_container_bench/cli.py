@@ -3,6 +3,8 @@
     rcbench doctor                           what this host can run, why not
     rcbench images build [--force]           build the offline guest image
     rcbench engines start|stop [ENGINE ...]  start/stop engine daemons
+    rcbench cleanup [--task UUID] [--dry-run] delete instances Rally named on
+                                             every local engine (after a crash)
     rcbench summary RALLY_JSON [--expect ...] one line per platform and step
     rcbench compare RALLY_JSON... --out DIR  the comparison report (HTML, CSV,
                                              JSON, Markdown) of exported tasks
@@ -121,6 +123,33 @@ def _summary(args):
     return 1 if problems else 0
 
 
+def _cleanup(args):
+    # Rally's own rule for the names it generates: s_rally_<task>_<random>.
+    from rally.task import scenario
+
+    def matches(name):
+        return scenario.Scenario.name_matches_object(name, task_id=args.task)
+
+    def unreachable(driver_name, error):
+        print("rcbench cleanup: %s not asked: %s" % (driver_name, error),
+              file=sys.stderr)
+
+    failed = 0
+    for driver, name in registry.leftovers(opts.register(), matches,
+                                           unreachable):
+        if args.dry_run:
+            print("would delete %s %s" % (driver.name, name))
+            continue
+        try:
+            driver.remove(name)
+            print("deleted %s %s" % (driver.name, name))
+        except base.DriverError as e:
+            failed += 1
+            print("rcbench cleanup: could not delete %s %s: %s"
+                  % (driver.name, name, e), file=sys.stderr)
+    return 1 if failed else 0
+
+
 def _compare(args):
     # Imported here: numpy, scipy and matplotlib take seconds to import.
     from rally_container_bench.report import comparison
@@ -172,6 +201,14 @@ def build_parser():
     p.add_argument("--expect-concurrency", nargs="*", type=int,
                    metavar="N")
     p.set_defaults(func=_summary)
+
+    p = sub.add_parser("cleanup", help="delete the instances Rally named "
+                       "on every local engine (e.g. after Rally was killed)")
+    p.add_argument("--task", metavar="UUID",
+                   help="only this task's instances (default: any task's)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list what would be deleted")
+    p.set_defaults(func=_cleanup)
 
     p = sub.add_parser("compare", help="compare every platform with "
                        "native: comparison.html/.csv/.json/.md")

@@ -54,3 +54,27 @@ def prepared_driver(name, conf):
             driver.prepare()
             _prepared[key] = driver
         return _prepared[key]
+
+
+def leftovers(conf, matches, on_error=None):
+    """[(driver, name)] of the instances where matches(name) is true.
+
+    Every engine is asked; one that does not answer (daemon down, client
+    missing) is skipped, and on_error(driver_name, exception) hears of it.
+    Podman's runc and crun drivers share one store: each instance is
+    listed once.
+    """
+    found, seen = [], set()
+    for driver_name in NAMES:
+        try:
+            driver = driver_class(driver_name)(None, conf)
+            names = driver.list_names("")
+        except Exception as e:
+            if on_error is not None:
+                on_error(driver_name, e)
+            continue
+        for name in names:
+            if name not in seen and matches(name):
+                seen.add(name)
+                found.append((driver, name))
+    return found

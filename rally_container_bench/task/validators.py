@@ -6,6 +6,7 @@ input fails with a message naming the argument before anything boots.
 
 import os
 import shutil
+import tempfile
 
 from rally.common import validation
 
@@ -82,3 +83,78 @@ class WritableDirectoryValidator(validation.Validator):
         if not os.access(value, os.W_OK | os.X_OK):
             self.fail("%s: directory %r is not writable"
                       % (self.param_name, value))
+
+
+# What QEMU itself takes next to a guest's RAM (measured here: ~150-200 MiB
+# RSS per TCG guest; rounded up).
+QEMU_OVERHEAD_MB = 256
+
+
+def _concurrency(config):
+    runner = (config or {}).get("runner") or {}
+    return int(runner.get("concurrency") or runner.get("max_concurrency")
+               or 1)
+
+
+def _mem_available_mb():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) // 1024
+    return None
+
+
+@validation.configure(name="rcbench_host_capacity")
+class HostCapacityValidator(validation.Validator):
+    """Concurrency times what one iteration needs fits on this host.
+
+    VMs (driver kvm): guest memory plus QEMU's own per instance within
+    MemAvailable. Native fileio: the largest fileio test's files per
+    process within the free space of the work directory.
+    """
+
+    def __init__(self, driver_param=None, workdir_param=None,
+                 tests_param="tests"):
+        super().__init__()
+        self.driver_param = driver_param
+        self.workdir_param = workdir_param
+        self.tests_param = tests_param
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        concurrency = _concurrency(config)
+        conf = opts.register()
+        if self.driver_param and _arg(config, self.driver_param) == "kvm":
+            self._check_memory(concurrency, conf)
+        if self.workdir_param:
+            self._check_disk(concurrency, config, conf)
+
+    def _check_memory(self, concurrency, conf):
+        available = _mem_available_mb()
+        need = concurrency * (conf.vm_memory_mb + QEMU_OVERHEAD_MB)
+        if available is not None and need > available:
+            self.fail("concurrency %d x (%d MiB guest memory + %d MiB for "
+                      "QEMU) = %d MiB, but this host has %d MiB available: "
+                      "lower the concurrency or [container_bench] "
+                      "vm_memory_mb" % (concurrency, conf.vm_memory_mb,
+                                        QEMU_OVERHEAD_MB, need, available))
+
+    def _check_disk(self, concurrency, config, conf):
+        try:
+            specs = presets.resolve_all(_arg(config, self.tests_param) or [])
+        except spec_lib.SpecError:
+            return  # rcbench_sysbench_tests says what is wrong
+        sizes = [spec_lib.size_in_bytes(s.file_total_size
+                                        or spec_lib.DEFAULT_FILE_TOTAL_SIZE)
+                 for s in specs if s.test == "fileio"]
+        workdir = (_arg(config, self.workdir_param) or conf.native_workdir
+                   or tempfile.gettempdir())
+        if not sizes or not os.path.isdir(workdir):
+            return
+        need = concurrency * max(sizes)
+        free = shutil.disk_usage(workdir).free
+        if need > free:
+            self.fail("concurrency %d x %d MiB of fileio files = %d MiB, but "
+                      "%s has %d MiB free: lower the concurrency or "
+                      "file_total_size, or give a workdir on a larger "
+                      "filesystem" % (concurrency, max(sizes) >> 20,
+                                      need >> 20, workdir, free >> 20))

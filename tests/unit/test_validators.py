@@ -65,3 +65,47 @@ class NativeSysbenchValidationTestCase(unittest.TestCase):
                                 workdir=missing)
             self.assertEqual([], errors(tests=["quick-cpu"],
                                         workdir=scratch))
+
+
+def workload_errors(name, runner, **args):
+    rally_plugins.load()
+    return scenario.Scenario.validate(
+        name=name, context={}, plugin_cfg=None, vtype="syntax",
+        config={"args": args, "runner_type": "constant", "runner": runner})
+
+
+class HostCapacityTestCase(unittest.TestCase):
+    """Reads this host's /proc/meminfo and free disk space: real limits."""
+
+    def test_vms_beyond_the_host_memory_are_rejected(self):
+        found = workload_errors("LocalInstances.boot_and_delete",
+                                {"times": 1, "concurrency": 100000},
+                                driver="kvm")
+        self.assertTrue(found)
+        self.assertRegex(" ".join(found),
+                         r"concurrency 100000 x \(1024 MiB guest memory \+ "
+                         r"256 MiB for QEMU\) = \d+ MiB, but this host has "
+                         r"\d+ MiB available")
+
+    def test_vms_that_fit_and_containers_pass(self):
+        self.assertEqual([], workload_errors(
+            "LocalInstances.boot_and_delete",
+            {"times": 1, "concurrency": 1}, driver="kvm"))
+        self.assertEqual([], workload_errors(
+            "LocalInstances.boot_and_delete",
+            {"times": 1, "concurrency": 100000}, driver="docker"))
+
+    def test_native_fileio_beyond_the_free_disk_is_rejected(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            found = workload_errors(
+                NAME, {"times": 1, "concurrency": 4}, workdir=scratch,
+                tests=["quick-cpu", {"test": "fileio",
+                                     "file_test_mode": "seqwr",
+                                     "file_total_size": "1000T",
+                                     "time": 1}])
+            self.assertIn("concurrency 4 x 1048576000 MiB of fileio files",
+                          " ".join(found))
+            self.assertIn("%s has" % scratch, " ".join(found))
+            self.assertEqual([], workload_errors(
+                NAME, {"times": 1, "concurrency": 4}, workdir=scratch,
+                tests=["quick-fileio-rndrd"]))

@@ -26,22 +26,17 @@ class LocalCleanup(context.Context):
         pass
 
     def cleanup(self):
-        conf = opts.register()
         task_id = self.context["task"]["uuid"]
         owner = scenario.Scenario.get(self.context["scenario_name"])
-        for name in registry.NAMES:
+        found = registry.leftovers(
+            opts.register(),
+            lambda name: owner.name_matches_object(name, task_id=task_id),
+            on_error=lambda driver, e: LOG.debug(
+                "cleanup: %s not asked: %s" % (driver, e)))
+        for driver, name in found:
+            LOG.warning("cleanup: deleting leftover %s instance %s"
+                        % (driver.name, name))
             try:
-                driver = registry.driver_class(name)(None, conf)
-                leftovers = [n for n in driver.list_names("")
-                             if owner.name_matches_object(n, task_id=task_id)]
-            except Exception as e:  # an engine that is down has nothing
-                LOG.debug("cleanup: %s not asked: %s" % (name, e))
-                continue
-            for leftover in leftovers:
-                LOG.warning("cleanup: deleting leftover %s instance %s"
-                            % (name, leftover))
-                try:
-                    driver.remove(leftover)
-                except base.DriverError as e:
-                    LOG.error("cleanup: could not delete %s: %s"
-                              % (leftover, e))
+                driver.remove(name)
+            except base.DriverError as e:
+                LOG.error("cleanup: could not delete %s: %s" % (name, e))

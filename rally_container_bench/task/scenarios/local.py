@@ -11,7 +11,8 @@ from rally_container_bench.drivers import registry
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import sysbench_utils
 
-_CLEANUP = {"rcbench_local_cleanup@default": {}}
+_CONTEXTS = {"rcbench_interrupt@default": {},
+             "rcbench_local_cleanup@default": {}}
 
 
 class LocalInstancesScenario(sysbench_utils.SysbenchScenarioMixin,
@@ -57,8 +58,9 @@ def _engine_times_table(instance):
 
 
 @validation.add("enum", param_name="driver", values=list(registry.NAMES))
+@validation.add("rcbench_host_capacity", driver_param="driver")
 @scenario.configure(name="LocalInstances.boot_and_delete",
-                    platform="default", context=_CLEANUP)
+                    platform="default", context=_CONTEXTS)
 class BootAndDelete(LocalInstancesScenario):
 
     def run(self, driver):
@@ -80,10 +82,11 @@ class BootAndDelete(LocalInstancesScenario):
 
 
 @validation.add("enum", param_name="driver", values=list(registry.NAMES))
+@validation.add("rcbench_host_capacity", driver_param="driver")
 @validation.add("rcbench_sysbench_tests", param_name="tests")
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
 @scenario.configure(name="LocalInstances.boot_sysbench_delete",
-                    platform="default", context=_CLEANUP)
+                    platform="default", context=_CONTEXTS)
 class BootSysbenchDelete(LocalInstancesScenario):
 
     def run(self, driver, tests, workdir="/root", timeout=None):

@@ -14,8 +14,10 @@ from rally_container_bench.task.scenarios import sysbench_utils
 @validation.add("rcbench_local_executable", param_name="sysbench_path",
                 conf_default="sysbench_path")
 @validation.add("rcbench_writable_directory", param_name="workdir")
+@validation.add("rcbench_host_capacity", workdir_param="workdir")
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
-@scenario.configure(name="NativeHost.sysbench", platform="default")
+@scenario.configure(name="NativeHost.sysbench", platform="default",
+                    context={"rcbench_interrupt@default": {}})
 class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
                      scenario.Scenario):
 
