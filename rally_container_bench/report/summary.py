@@ -1,22 +1,19 @@
 """A plain-text summary of Rally task results (``rally task report --json``).
 
-Pure: reads the JSON document, knows no engine. One row per platform and
-concurrency step: iterations, failures, and the median of each phase and
-of sysbench cpu events/s. The full statistics are the comparison report's
+Pure: reads the JSON document (through report.results), knows no engine.
+One row per driver and concurrency step: iterations, failures, and the
+median of each phase and of sysbench cpu events/s over the iterations
+that did not fail. The full statistics are the comparison report's
 job; this is what a person checks first after a run.
 """
 
+import collections
 import statistics
 
+from rally_container_bench.report import results
+
 PHASES = ("build", "network", "delete")
-CPU_ROW = "events_per_s (events/s)"
-
-
-def _platform(scenario, args):
-    """The driver a workload ran on: its ``driver`` argument, or native."""
-    if args.get("driver"):
-        return args["driver"]
-    return "native" if scenario.startswith("NativeHost.") else scenario
+CPU_METRIC = "sysbench.cpu.events_per_s"
 
 
 def _median(values):
@@ -24,43 +21,35 @@ def _median(values):
 
 
 def rows(report):
-    """[{platform, concurrency, iterations, failed, build_s, ...}]."""
-    groups = {}
-    for task in report.get("tasks", []):
-        for subtask in task.get("subtasks", []):
-            for workload in subtask.get("workloads", []):
-                scenario, args = next(iter(workload["scenario"].items()))
-                platform = _platform(scenario, args or {})
-                runner = next(iter(workload["runner"].values()))
-                concurrency = runner.get("concurrency", 1)
-                for iteration in workload.get("data", []):
-                    key = (platform, concurrency)
-                    group = groups.setdefault(key, {
-                        "iterations": 0, "failed": 0,
-                        "phases": {p: [] for p in PHASES}, "cpu": []})
-                    group["iterations"] += 1
-                    if iteration.get("error"):
-                        group["failed"] += 1
-                    for action in iteration.get("atomic_actions", []):
-                        if action["name"] in PHASES and \
-                                action.get("finished_at"):
-                            group["phases"][action["name"]].append(
-                                action["finished_at"] - action["started_at"])
-                    for table in iteration.get("output", {}).get(
-                            "additive", []):
-                        if table.get("title") == "sysbench cpu":
-                            value = dict(table["data"]).get(CPU_ROW)
-                            if value is not None:
-                                group["cpu"].append(value)
-    result = []
-    for (platform, concurrency), group in sorted(groups.items()):
+    """[{platform, concurrency, iterations, failed, build_s, ...}].
+
+    The platform is the driver a workload ran on (native for the host),
+    as task files and ``--expect-platforms`` name it.
+    """
+    collected = results.collect([report])
+
+    def driver(label):
+        return collected.platforms[label].driver
+
+    values = collections.defaultdict(list)
+    for sample in collected.samples:
+        values[(driver(sample.platform), sample.concurrency,
+                sample.metric)].append(sample.value)
+    iterations, failed = collections.Counter(), collections.Counter()
+    for (label, concurrency), count in collected.iterations.items():
+        key = (driver(label), concurrency)
+        iterations[key] += count
+        failed[key] += collected.failed[(label, concurrency)]
+    table = []
+    for platform, concurrency in sorted(iterations):
+        key = (platform, concurrency)
         row = {"platform": platform, "concurrency": concurrency,
-               "iterations": group["iterations"], "failed": group["failed"]}
+               "iterations": iterations[key], "failed": failed[key]}
         for phase in PHASES:
-            row[phase + "_s"] = _median(group["phases"][phase])
-        row["cpu_events_per_s"] = _median(group["cpu"])
-        result.append(row)
-    return result
+            row[phase + "_s"] = _median(values[key + (phase,)])
+        row["cpu_events_per_s"] = _median(values[key + (CPU_METRIC,)])
+        table.append(row)
+    return table
 
 
 def format_table(summary):
