@@ -40,6 +40,26 @@ class RallyNativeTestCase(unittest.TestCase):
         self.assertEqual(0, self.home.rally("task", "validate",
                                             SAMPLE).returncode)
 
+    def test_validate_rejects_fileio_larger_than_the_workdir(self):
+        workdir = tempfile.mkdtemp(prefix="rcbench-small-")
+        self.addCleanup(os.rmdir, workdir)
+        mount = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m",
+                                "tmpfs", workdir], capture_output=True)
+        if mount.returncode != 0:
+            self.skipTest("cannot mount a small tmpfs: %s" % mount.stderr)
+        self.addCleanup(subprocess.run, ["umount", workdir])
+        task = os.path.join(self.home.path, "small-disk.yaml")
+        with open(task, "w") as f:
+            f.write(_FULL_DISK_TASK % json.dumps(workdir))
+        proc = self.home.rally(
+            "task", "validate", task, "--task-args", json.dumps(
+                {"concurrency": [2], "times": 1,
+                 "tests": ["quick-fileio-seqwr"]}), check=False)
+        self.assertNotEqual(0, proc.returncode)
+        self.assertIn("concurrency 2 x 64 MiB of fileio files = 128 MiB, "
+                      "but %s has 1 MiB free" % workdir,
+                      proc.stdout + proc.stderr)
+
     def test_sample_runs_with_no_failure_and_reports_metrics(self):
         uuid, _ = self.home.start(SAMPLE)
         report = self.home.results(uuid)
@@ -93,8 +113,12 @@ class RallyNativeTestCase(unittest.TestCase):
     def test_failed_test_keeps_the_other_results(self):
         workdir = tempfile.mkdtemp(prefix="rcbench-full-")
         self.addCleanup(os.rmdir, workdir)
-        mount = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m",
-                                "tmpfs", workdir], capture_output=True)
+        # Out of inodes: a full disk that validation cannot foresee (it
+        # checks the bytes fileio needs, and 256 MiB are free). The root
+        # and the two iterations' directories take three of the four.
+        mount = subprocess.run(["mount", "-t", "tmpfs", "-o",
+                                "size=256m,nr_inodes=4", "tmpfs", workdir],
+                               capture_output=True)
         if mount.returncode != 0:
             self.skipTest("cannot mount a small tmpfs: %s" % mount.stderr)
         self.addCleanup(subprocess.run, ["umount", workdir])
