@@ -6,9 +6,14 @@ import functools
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import unittest
+
+from rally_container_bench.drivers import registry
+from rally_container_bench import opts
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -46,15 +51,28 @@ class RallyHome(object):
     def close(self):
         self._dir.cleanup()
 
-    def rally(self, *args, check=True, timeout=900):
+    def _argv_and_env(self, args):
         # HOME too: Rally keeps the default env in ~/.rally/globals. The
         # guest image cache stays where the tests' user keeps it.
         env = dict(os.environ, COLUMNS="250", HOME=self.path,
                    XDG_CACHE_HOME=CACHE_HOME)
-        proc = subprocess.run(
-            [os.path.join(BIN, "rally"), "--config-file", self.conf]
-            + list(args), capture_output=True, text=True, cwd=TOP, env=env,
-            timeout=timeout)
+        return ([os.path.join(BIN, "rally"), "--config-file", self.conf]
+                + list(args), env)
+
+    def popen(self, *args, **kwargs):
+        """rally <args> in the background, in a session of its own.
+
+        A signal to its process group is then what a terminal's Ctrl-C
+        sends. Stop it with kill_group(proc.pid).
+        """
+        argv, env = self._argv_and_env(args)
+        return subprocess.Popen(argv, env=env, cwd=TOP,
+                                start_new_session=True, **kwargs)
+
+    def rally(self, *args, check=True, timeout=900):
+        argv, env = self._argv_and_env(args)
+        proc = subprocess.run(argv, capture_output=True, text=True, cwd=TOP,
+                              env=env, timeout=timeout)
         if check and proc.returncode != 0:
             raise AssertionError("rally %s exited %d:\n%s\n%s"
                                  % (" ".join(args), proc.returncode,
@@ -81,6 +99,36 @@ class RallyHome(object):
         self.rally("task", "report", uuid, "--json", "--out", out)
         with open(out) as f:
             return json.load(f)
+
+
+class DockerRallyTestCase(unittest.TestCase):
+    """A private Rally home; skipped (with the reason) without Docker."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.conf = opts.register()
+        usable, why = registry.driver_class("docker").check(cls.conf)
+        if not usable:
+            raise unittest.SkipTest(why)
+        cls.home = RallyHome()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.home.close()
+
+    def containers(self, uuid=None):
+        """Docker containers with Rally-made names (of task uuid, or any)."""
+        from rally.task import scenario
+        driver = registry.driver_class("docker")(None, self.conf)
+        return [n for n in driver.list_names("")
+                if scenario.Scenario.name_matches_object(n, task_id=uuid)]
+
+
+def kill_group(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def processes(pattern):

@@ -11,10 +11,8 @@ import signal
 import subprocess
 import threading
 import time
-import unittest
 
 from rally_container_bench.drivers import registry
-from rally_container_bench import opts
 
 from tests.functional import helpers
 
@@ -31,41 +29,16 @@ def _task(times, concurrency, tests):
                                     "concurrency": concurrency}}}]}]})
 
 
-class DockerFaultsTestCase(unittest.TestCase):
-
-    @classmethod
-    def setUpClass(cls):
-        cls.conf = opts.register()
-        usable, why = registry.driver_class("docker").check(cls.conf)
-        if not usable:
-            raise unittest.SkipTest(why)
-        cls.home = helpers.RallyHome()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.home.close()
-
-    def containers(self, uuid=None):
-        """Names of the containers Rally named (of task uuid, or any)."""
-        from rally.task import scenario
-        driver = registry.driver_class("docker")(None, self.conf)
-        return [n for n in driver.list_names("")
-                if scenario.Scenario.name_matches_object(n, task_id=uuid)]
+class DockerFaultsTestCase(helpers.DockerRallyTestCase):
 
     def start_rally(self, task_text):
         path = os.path.join(self.home.path, "task-%d.json" % time.time_ns())
         with open(path, "w") as f:
             f.write(task_text)
-        # Its own session: a signal to the group is what a terminal sends.
-        rally = subprocess.Popen(
-            [os.path.join(helpers.BIN, "rally"), "--config-file",
-             self.home.conf, "task", "start", path],
-            env=dict(os.environ, HOME=self.home.path,
-                     XDG_CACHE_HOME=helpers.CACHE_HOME),
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            start_new_session=True)
+        rally = self.home.popen("task", "start", path, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
         self.addCleanup(rally.stdout.close)
-        self.addCleanup(_kill_group, rally.pid)
+        self.addCleanup(helpers.kill_group, rally.pid)
         return rally
 
     def wait_for_iteration_end(self, rally, timeout=120):
@@ -151,10 +124,3 @@ class DockerFaultsTestCase(unittest.TestCase):
                 self.assertNotIn("PRIVATE KEY", text)
                 for line in key_lines:
                     self.assertNotIn(line, text)
-
-
-def _kill_group(pgid):
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass

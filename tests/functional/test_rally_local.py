@@ -2,32 +2,13 @@
 the quickest to boot); every engine runs in tools/quickstart.sh's job."""
 
 import os
-import unittest
-
-from rally import plugins
-from rally.task import scenario
-
-from rally_container_bench.drivers import registry
-from rally_container_bench import opts
 
 from tests.functional import helpers
 
 SAMPLES = os.path.join("samples", "tasks", "scenarios", "local-instances")
 
 
-class RallyLocalDockerTestCase(unittest.TestCase):
-
-    @classmethod
-    def setUpClass(cls):
-        conf = opts.register()
-        usable, why = registry.driver_class("docker").check(conf)
-        if not usable:
-            raise unittest.SkipTest(why)
-        cls.home = helpers.RallyHome()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.home.close()
+class RallyLocalDockerTestCase(helpers.DockerRallyTestCase):
 
     def test_boot_sysbench_delete_sample(self):
         uuid, _ = self.home.start(os.path.join(SAMPLES,
@@ -48,7 +29,7 @@ class RallyLocalDockerTestCase(unittest.TestCase):
                                float(stamps["created"]))
             self.assertGreater(helpers.additive(iteration)["sysbench cpu"]
                                ["events_per_s (events/s)"], 0)
-        self.assertEqual([], _task_containers(uuid))
+        self.assertEqual([], self.containers(uuid))
 
     def test_boot_and_delete_sample(self):
         uuid, _ = self.home.start(os.path.join(SAMPLES,
@@ -59,11 +40,3 @@ class RallyLocalDockerTestCase(unittest.TestCase):
         for iteration in workload["data"]:
             self.assertEqual(["build", "network", "delete"],
                              helpers.atomic_names(iteration))
-
-
-def _task_containers(uuid):
-    plugins.load()
-    owner = scenario.Scenario.get("LocalInstances.boot_and_delete")
-    driver = registry.driver_class("docker")(None, opts.register())
-    return [n for n in driver.list_names("")
-            if owner.name_matches_object(n, task_id=uuid)]

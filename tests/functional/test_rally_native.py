@@ -142,16 +142,10 @@ class RallyNativeTestCase(unittest.TestCase):
         task = os.path.join(self.home.path, "long.yaml")
         with open(task, "w") as f:
             f.write(_LONG_TASK)
-        # Its own session, so the SIGINT below is what a terminal's Ctrl-C
-        # sends: one signal to the whole foreground process group.
-        rally = subprocess.Popen(
-            [os.path.join(helpers.BIN, "rally"), "--config-file",
-             self.home.conf, "task", "start", task],
-            env=dict(os.environ, HOME=self.home.path,
-                     XDG_CACHE_HOME=helpers.CACHE_HOME),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
-        self.addCleanup(_kill_group, rally.pid)
+        rally = self.home.popen("task", "start", task,
+                                stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        self.addCleanup(helpers.kill_group, rally.pid)
         deadline = time.monotonic() + 60
         while len(helpers.processes(marker)) < 2:
             self.assertLess(time.monotonic(), deadline, "sysbench not seen")
@@ -160,13 +154,6 @@ class RallyNativeTestCase(unittest.TestCase):
         rally.wait(timeout=60)
         time.sleep(0.5)
         self.assertEqual([], helpers.processes(marker))
-
-
-def _kill_group(pgid):
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 _LONG_TASK = """---
