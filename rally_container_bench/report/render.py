@@ -41,9 +41,7 @@ def ratio_cell(row):
                                      (row["ratio_ci_high"] - 1) * 100)
     if row["verdict"] in ("better", "worse"):
         text += " *"
-    if row["failed"]:
-        text += " (%d failed)" % row["failed"]
-    return text
+    return text + _failed(row)
 
 
 def mean_cell(row):
@@ -54,9 +52,11 @@ def mean_cell(row):
     text = number(row["mean"])
     if row["ci_low"] is not None:
         text += " [%s, %s]" % (number(row["ci_low"]), number(row["ci_high"]))
-    if row["failed"]:
-        text += " (%d failed)" % row["failed"]
-    return text
+    return text + _failed(row)
+
+
+def _failed(row):
+    return " (%d failed)" % row["failed"] if row["failed"] else ""
 
 
 def _workload_cell(row):

@@ -20,9 +20,25 @@ from tests.functional import helpers
 FIXTURE = os.path.join(helpers.TOP, "tests", "fixtures", "rally",
                        "local-quick-4.json")
 CHROMIUM = shutil.which("chromium")
-# The report's own colours (templates/comparison.html, matplotlib tab10).
+# The report's own colours (report/comparison.html, matplotlib tab10).
 WORSE_CELL = (0xf4, 0xb3, 0xad)
 FIRST_PLATFORM = (0x1f, 0x77, 0xb4)  # qemu-tcg's lines and bars
+_WORK = None  # this module's scratch directory
+COMPARED = None  # rcbench compare FIXTURE, written once for every test
+
+
+def setUpModule():
+    global _WORK, COMPARED
+    _WORK = tempfile.TemporaryDirectory(prefix="rcbench-report-")
+    COMPARED = os.path.join(_WORK.name, "compared")
+    proc = subprocess.run(
+        [os.path.join(helpers.BIN, "rcbench"), "compare", FIXTURE, "--out",
+         COMPARED], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
+def tearDownModule():
+    _WORK.cleanup()
 
 
 class ComparisonExportTestCase(unittest.TestCase):
@@ -37,12 +53,6 @@ class ComparisonExportTestCase(unittest.TestCase):
         cls.exported = os.path.join(cls.home.path, "exported")
         cls.home.rally("task", "export", "--uuid", cls.uuid, "--type",
                        "rcbench-comparison", "--to", cls.exported)
-        cls.compared = os.path.join(cls.home.path, "compared")
-        proc = subprocess.run(
-            [os.path.join(helpers.BIN, "rcbench"), "compare", FIXTURE,
-             "--out", cls.compared], capture_output=True, text=True,
-            timeout=300)
-        assert proc.returncode == 0, proc.stderr
 
     @classmethod
     def tearDownClass(cls):
@@ -60,7 +70,7 @@ class ComparisonExportTestCase(unittest.TestCase):
 
     def test_rally_export_and_rcbench_compare_agree(self):
         # Same statistics from Rally's DB and from the exported file.
-        self.assertEqual(self.read(self.compared, "comparison.csv"),
+        self.assertEqual(self.read(COMPARED, "comparison.csv"),
                          self.read(self.exported, "comparison.csv"))
 
     def test_export_to_a_file_is_refused(self):
@@ -88,11 +98,7 @@ class ComparisonInBrowserTestCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.dir = tempfile.TemporaryDirectory(prefix="rcbench-report-")
-        out = os.path.join(cls.dir.name, "report")
-        subprocess.run([os.path.join(helpers.BIN, "rcbench"), "compare",
-                        FIXTURE, "--out", out], check=True,
-                       capture_output=True, timeout=300)
+        cls.dir = tempfile.TemporaryDirectory(prefix="rcbench-shot-")
         cls.png = os.path.join(cls.dir.name, "shot.png")
         # Offline: no network is reachable, and the page must need none.
         proc = subprocess.run(
@@ -102,7 +108,7 @@ class ComparisonInBrowserTestCase(unittest.TestCase):
              "--disable-sync", "--hide-scrollbars",
              "--user-data-dir=" + os.path.join(cls.dir.name, "profile"),
              "--window-size=1400,4000", "--screenshot=" + cls.png,
-             "file://" + os.path.join(out, "comparison.html")],
+             "file://" + os.path.join(COMPARED, "comparison.html")],
             capture_output=True, text=True, timeout=120)
         assert os.path.exists(cls.png), proc.stderr[-2000:]
         cls.image = Image.open(cls.png).convert("RGB")
