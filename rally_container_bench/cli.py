@@ -4,7 +4,7 @@
     rcbench images build [--force]           build the offline guest image
     rcbench engines start|stop [ENGINE ...]  start/stop engine daemons
     rcbench cleanup [--task UUID] [--dry-run] delete instances Rally named on
-                                             every local engine (after a crash)
+                    [--rally-config FILE]    every local engine (after a crash)
     rcbench summary RALLY_JSON [--expect ...] one line per platform and step
     rcbench compare RALLY_JSON... --out DIR  the comparison report (HTML, CSV,
                                              JSON, Markdown) of exported tasks
@@ -24,6 +24,7 @@ from rally_container_bench.drivers import daemons
 from rally_container_bench.drivers import registry
 from rally_container_bench.images import guest
 from rally_container_bench import opts
+from rally_container_bench import rally_tasks
 from rally_container_bench.report import summary
 from rally_container_bench.sysbench import command
 from rally_container_bench.sysbench import parse
@@ -124,11 +125,10 @@ def _summary(args):
 
 
 def _cleanup(args):
-    # Rally's own rule for the names it generates: s_rally_<task>_<random>.
-    from rally.task import scenario
-
-    def matches(name):
-        return scenario.Scenario.name_matches_object(name, task_id=args.task)
+    owners = None
+    if args.task:
+        owners = rally_tasks.owner_ids(args.task, args.rally_config)
+    matches = rally_tasks.name_matcher(owners)
 
     def unreachable(driver_name, error):
         print("rcbench cleanup: %s not asked: %s" % (driver_name, error),
@@ -205,7 +205,11 @@ def build_parser():
     p = sub.add_parser("cleanup", help="delete the instances Rally named "
                        "on every local engine (e.g. after Rally was killed)")
     p.add_argument("--task", metavar="UUID",
-                   help="only this task's instances (default: any task's)")
+                   help="only this task's instances (default: any task's); "
+                        "its workloads are read from Rally's DB")
+    p.add_argument("--rally-config", metavar="FILE",
+                   help="Rally's config file, as rally --config-file "
+                        "(default: where Rally looks)")
     p.add_argument("--dry-run", action="store_true",
                    help="list what would be deleted")
     p.set_defaults(func=_cleanup)

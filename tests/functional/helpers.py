@@ -14,6 +14,7 @@ import unittest
 
 from rally_container_bench.drivers import registry
 from rally_container_bench import opts
+from rally_container_bench import rally_tasks
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -117,11 +118,17 @@ class DockerRallyTestCase(unittest.TestCase):
         cls.home.close()
 
     def containers(self, uuid=None):
-        """Docker containers with Rally-made names (of task uuid, or any)."""
-        from rally.task import scenario
+        """Docker containers with Rally-made names (of task uuid, or any).
+
+        Rally names them after the task's workloads, not the task (none
+        before Rally has stored the first workload).
+        """
+        owners = None
+        if uuid:
+            owners = [w["uuid"] for w in workloads(self.home.results(uuid))]
+        matches = rally_tasks.name_matcher(owners)
         driver = registry.driver_class("docker")(None, self.conf)
-        return [n for n in driver.list_names("")
-                if scenario.Scenario.name_matches_object(n, task_id=uuid)]
+        return [n for n in driver.list_names("") if matches(n)]
 
 
 def kill_group(pgid):

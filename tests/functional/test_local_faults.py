@@ -13,10 +13,13 @@ import threading
 import time
 
 from rally_container_bench.drivers import registry
+from rally_container_bench.task.contexts import local_cleanup
+from rally_container_bench.task.scenarios import local
 
 from tests.functional import helpers
 
 _ITERATION_END = re.compile(r"Task ([0-9a-f-]{36}) \| ITER: \d+ END")
+_STARTED = re.compile(r"Task +([0-9a-f-]{36}): started")
 
 
 def _task(times, concurrency, tests):
@@ -31,6 +34,10 @@ def _task(times, concurrency, tests):
 
 class DockerFaultsTestCase(helpers.DockerRallyTestCase):
 
+    def setUp(self):
+        super().setUp()
+        self.output = []
+
     def start_rally(self, task_text):
         path = os.path.join(self.home.path, "task-%d.json" % time.time_ns())
         with open(path, "w") as f:
@@ -43,22 +50,34 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
 
     def wait_for_iteration_end(self, rally, timeout=120):
         """The task uuid, once Rally logged the end of an iteration."""
+        return self.wait_for_line(rally, _ITERATION_END, timeout)
+
+    def wait_for_line(self, rally, pattern, timeout):
+        """The task uuid from the first line of Rally's matching pattern."""
         deadline = time.monotonic() + timeout
         for line in rally.stdout:
-            match = _ITERATION_END.search(line)
+            self.output.append(line)
+            match = pattern.search(line)
             if match:
                 # Keep reading, so Rally never blocks on a full pipe.
-                threading.Thread(target=rally.stdout.read,
-                                 daemon=True).start()
+                threading.Thread(target=self.output.extend,
+                                 args=(rally.stdout,), daemon=True).start()
                 return match.group(1)
             self.assertLess(time.monotonic(), deadline)
-        self.fail("rally ended before any iteration did")
+        self.fail("rally ended before it printed %s" % pattern.pattern)
+
+    def wait_for_exit(self, rally, timeout):
+        try:
+            rally.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.fail("rally still runs %s s after the signal; its last "
+                      "output:\n%s" % (timeout, "".join(self.output[-80:])))
 
     def test_ctrl_c_keeps_finished_iterations_and_leaves_nothing(self):
         rally = self.start_rally(_task(50, 2, ["quick-cpu"]))
         uuid = self.wait_for_iteration_end(rally)
         os.killpg(rally.pid, signal.SIGINT)
-        rally.wait(timeout=180)
+        self.wait_for_exit(rally, 180)
         self.assertEqual([], self.containers(uuid))
         (workload,) = helpers.workloads(self.home.results(uuid))
         finished = [i for i in workload["data"] if not i["error"]]
@@ -71,7 +90,7 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
         rally = self.start_rally(_task(50, 2, ["quick-cpu"]))
         uuid = self.wait_for_iteration_end(rally)
         self.home.rally("task", "abort", uuid)
-        rally.wait(timeout=180)
+        self.wait_for_exit(rally, 180)
         status = self.home.rally("task", "status", uuid).stdout
         self.assertIn("aborted", status)
         self.assertEqual([], self.containers(uuid))
@@ -84,27 +103,62 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
         # as a crashed Rally host would.
         rally = self.start_rally(_task(2, 2, [
             {"test": "cpu", "cpu_max_prime": 19997, "time": 300}]))
-        threading.Thread(target=rally.stdout.read, daemon=True).start()
+        uuid = self.wait_for_line(rally, _STARTED, timeout=120)
+        self.addCleanup(self._remove_containers_of, uuid)
         deadline = time.monotonic() + 120
-        while len(self.containers()) < 2:
+        while len(self.containers(uuid)) < 2:
             self.assertLess(time.monotonic(), deadline, "no containers")
             time.sleep(0.5)
         os.killpg(rally.pid, signal.SIGKILL)
         rally.wait(timeout=60)
-        leaked = self.containers()
+        leaked = self.containers(uuid)
         self.assertEqual(2, len(leaked))
+        # --task: other tests' instances (another stestr worker) stay.
         rcbench = os.path.join(helpers.BIN, "rcbench")
-        dry = subprocess.run([rcbench, "cleanup", "--dry-run"],
+        dry = subprocess.run([rcbench, "cleanup", "--task", uuid, "--dry-run",
+                              "--rally-config", self.home.conf],
                              capture_output=True, text=True, timeout=120)
         self.assertEqual(0, dry.returncode, dry.stderr)
         self.assertEqual(sorted("would delete docker %s" % n for n in leaked),
                          sorted(line for line in dry.stdout.splitlines()
                                 if "docker" in line))
-        self.assertEqual(leaked, self.containers())
-        done = subprocess.run([rcbench, "cleanup"], capture_output=True,
-                              text=True, timeout=300)
+        self.assertEqual(leaked, self.containers(uuid))
+        done = subprocess.run([rcbench, "cleanup", "--task", uuid,
+                               "--rally-config", self.home.conf],
+                              capture_output=True, text=True, timeout=300)
         self.assertEqual(0, done.returncode, done.stderr)
-        self.assertEqual([], self.containers())
+        self.assertEqual([], self.containers(uuid))
+
+    def test_cleanup_context_deletes_its_workloads_instances_only(self):
+        # Rally names instances after the workload (owner id), not the
+        # task: the context must match on the owner id. Two workloads of
+        # one task; the cleanup of the first must leave the second's.
+        task = {"uuid": "11111111-2222-3333-4444-555555555555"}
+        mine, other = (dict(task=task, owner_id=owner,
+                            scenario_name="LocalInstances.boot_and_delete")
+                       for owner in ("aaaaaaaa-0000-0000-0000-000000000001",
+                                     "bbbbbbbb-0000-0000-0000-000000000002"))
+        driver = registry.prepared_driver("docker", self.conf)
+        names = {}
+        for key, ctx in (("mine", mine), ("other", other)):
+            names[key] = local.BootAndDelete(ctx).generate_random_name()
+            driver.create(names[key])
+            self.addCleanup(self._remove, driver, names[key])
+        ours = sorted(names.values())
+        self.assertEqual(ours, [n for n in self.containers() if n in ours])
+        local_cleanup.LocalCleanup(mine).cleanup()
+        self.assertEqual([names["other"]],
+                         [n for n in self.containers() if n in ours])
+
+    def _remove_containers_of(self, uuid):
+        driver = registry.prepared_driver("docker", self.conf)
+        for name in self.containers(uuid):
+            driver.remove(name)
+
+    @staticmethod
+    def _remove(driver, name):
+        if name in driver.list_names(name):
+            driver.remove(name)
 
     def test_no_private_key_in_any_output(self):
         image = registry.guest_image(self.conf)

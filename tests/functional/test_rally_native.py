@@ -30,6 +30,16 @@ class RallyNativeTestCase(unittest.TestCase):
         self.assertIn("NativeHost.sysbench", out)
         self.assertIn("default", out)
 
+    def test_cleanup_of_an_unknown_task_is_refused(self):
+        proc = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "cleanup", "--task",
+             "00000000-1111-2222-3333-444444444444", "--rally-config",
+             self.home.conf], capture_output=True, text=True, timeout=120)
+        self.assertEqual(2, proc.returncode)
+        self.assertIn("Rally's DB has no task "
+                      "00000000-1111-2222-3333-444444444444", proc.stderr)
+        self.assertEqual("", proc.stdout)
+
     def test_validate_rejects_bad_input_before_running(self):
         proc = self.home.rally(
             "task", "validate", TASK, "--task-args",

@@ -14,19 +14,82 @@ import os
 import signal
 import sys
 import threading
+import time
 
 from rally.common import logging
 from rally.common import objects
+from rally import consts
 from rally.task import context
 
 LOG = logging.getLogger(__name__)
 
+_ABORT_ATTEMPTS = 20
+_RETRY_DELAY = 0.5
+_NOTHING_TO_ABORT = (consts.TaskStatus.ABORTING,
+                     consts.TaskStatus.SOFT_ABORTING,
+                     consts.TaskStatus.ABORTED,
+                     consts.TaskStatus.FINISHED,
+                     consts.TaskStatus.CRASHED)
 
-def _abort(task_id):
-    try:
-        objects.Task.get(task_id).abort(soft=False)
-    except Exception as e:  # already aborting or finished: nothing to do
-        LOG.debug("abort of task %s on Ctrl-C: %s" % (task_id, e))
+
+def abort_task(task_id, attempts=_ABORT_ATTEMPTS, delay=_RETRY_DELAY):
+    """Mark the task aborting in Rally's DB; True once it is (or ended).
+
+    Retried: the DB may be busy with the runner's own writes, and a
+    missed abort means the whole task runs on.
+    """
+    for attempt in range(attempts):
+        try:
+            if objects.Task.get_status(task_id) in _NOTHING_TO_ABORT:
+                return True
+            objects.Task.get(task_id).abort(soft=False)
+            return True
+        except Exception as e:
+            LOG.warning("abort of task %s on Ctrl-C failed (attempt %d of "
+                        "%d): %s" % (task_id, attempt + 1, attempts, e))
+            time.sleep(delay)
+    return False
+
+
+class _Watcher(object):
+    """Does the abort in a thread of its own, never in the signal handler.
+
+    The handler only sets an Event: it interrupts the main thread at an
+    arbitrary point (e.g. inside a write to stderr, where a second write
+    raises "reentrant call"), so it must not log, write or start threads.
+    """
+
+    def __init__(self, task_id):
+        self.task_id = task_id
+        self.main_pid = os.getpid()
+        self.interrupted = threading.Event()
+        self.closed = False
+        self.thread = threading.Thread(target=self._run, daemon=True,
+                                       name="rcbench-interrupt")
+        self.thread.start()
+
+    def on_signal(self, signum, frame):
+        # Every process of the group gets the signal; the runner's workers
+        # (forked from here) leave the abort to this process.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if os.getpid() == self.main_pid:
+            self.interrupted.set()
+
+    def close(self):
+        self.closed = True
+        self.interrupted.set()
+
+    def _run(self):
+        self.interrupted.wait()
+        if self.closed:
+            return
+        sys.stderr.write(
+            "\nCtrl-C: aborting task %s after the running iterations; "
+            "their results are kept. Ctrl-C again to stop at once.\n"
+            % self.task_id)
+        if not abort_task(self.task_id):
+            sys.stderr.write("Ctrl-C: could not abort task %s (see the log); "
+                             "Ctrl-C again to stop at once.\n" % self.task_id)
 
 
 @context.configure(name="rcbench_interrupt", platform="default", order=100,
@@ -36,26 +99,15 @@ class GracefulInterrupt(context.Context):
 
     def setup(self):
         self._previous = None
+        self._watcher = None
         if threading.current_thread() is not threading.main_thread():
             return  # only the main thread may set signal handlers
-        main_pid = os.getpid()
-        task_id = self.context["task"]["uuid"]
-
-        def on_interrupt(signum, frame):
-            # Every process of the group gets the signal; the runner's
-            # workers (forked from here) leave the abort to this process.
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            if os.getpid() != main_pid:
-                return
-            sys.stderr.write(
-                "\nCtrl-C: aborting task %s after the running iterations; "
-                "their results are kept. Ctrl-C again to stop at once.\n"
-                % task_id)
-            threading.Thread(target=_abort, args=(task_id,),
-                             daemon=True).start()
-
-        self._previous = signal.signal(signal.SIGINT, on_interrupt)
+        self._watcher = _Watcher(self.context["task"]["uuid"])
+        self._previous = signal.signal(signal.SIGINT,
+                                       self._watcher.on_signal)
 
     def cleanup(self):
         if self._previous is not None:
             signal.signal(signal.SIGINT, self._previous)
+        if self._watcher is not None:
+            self._watcher.close()

@@ -3,7 +3,9 @@
 A default context of every LocalInstances scenario: at the end of the
 workload (also after failures, timeouts and aborts) it asks each local
 engine for instances whose names Rally generated for this task, and
-deletes them. Engines that are not running are skipped.
+deletes them. Engines that are not running are skipped. Rally names a
+scenario's instances after the workload (the context's owner id), not the
+task.
 """
 
 from rally.common import logging
@@ -26,11 +28,11 @@ class LocalCleanup(context.Context):
         pass
 
     def cleanup(self):
-        task_id = self.context["task"]["uuid"]
+        owner_id = self.get_owner_id()
         owner = scenario.Scenario.get(self.context["scenario_name"])
         found = registry.leftovers(
             opts.register(),
-            lambda name: owner.name_matches_object(name, task_id=task_id),
+            lambda name: owner.name_matches_object(name, task_id=owner_id),
             on_error=lambda driver, e: LOG.debug(
                 "cleanup: %s not asked: %s" % (driver, e)))
         for driver, name in found:
