@@ -51,6 +51,10 @@ OPTS = [
                     "0.4.12 build are cached."),
     cfg.StrOpt("docker_url", default="unix:///var/run/docker.sock",
                help="Docker Engine API endpoint of the local docker driver."),
+    cfg.StrOpt("docker_network", default="bridge",
+               help="Docker network the local docker driver's containers "
+                    "join (default: Docker's own bridge), e.g. one with "
+                    "its own bridge, MTU or firewall rules."),
     cfg.StrOpt("podman_url", default="unix:///run/podman/podman.sock",
                help="Podman API endpoint of the local podman driver."),
     cfg.StrOpt("libvirt_uri", default="qemu:///system",

@@ -5,6 +5,7 @@ so every probe of the network phase stays on loopback. Containers carry
 the label ``rcbench=1`` and the Rally resource name, which cleanup uses.
 """
 
+import contextlib
 import datetime
 import os
 import shutil
@@ -12,6 +13,7 @@ import threading
 
 import docker
 from docker import errors as docker_errors
+import requests
 
 from rally_container_bench.drivers import base
 
@@ -55,6 +57,28 @@ def running(instance, attrs):
     return True
 
 
+@contextlib.contextmanager
+def _daemon_reachable(url, what):
+    """A dead or restarting dockerd becomes a DriverError that says so.
+
+    The SDK raises requests' ConnectionError from its calls, and a
+    DockerException when a new client cannot read the daemon's version.
+    """
+    try:
+        yield
+    except (requests.exceptions.ConnectionError,
+            docker_errors.DockerException) as e:
+        if isinstance(e, docker_errors.APIError):
+            raise  # the daemon answered: the caller says what it refused
+        raise base.DriverError("docker %s: dockerd does not answer at %s: "
+                               "%s" % (what, url, e))
+
+
+def _no_network(network):
+    return ("docker network %r does not exist (option docker_network in "
+            "[container_bench]; see docker network ls)" % network)
+
+
 class DockerDriver(base.Driver):
     name = "docker"
 
@@ -68,12 +92,17 @@ class DockerDriver(base.Driver):
         # processes after setup, and an HTTP session must not cross them.
         key = (os.getpid(), threading.get_ident())
         if getattr(self._local, "key", None) != key:
-            self._local.client = docker.DockerClient(
-                base_url=self.conf.docker_url, timeout=120)
+            with self._api("connect"):
+                self._local.client = docker.DockerClient(
+                    base_url=self.conf.docker_url, timeout=120)
             self._local.key = key
         return self._local.client
 
     def prepare(self):
+        try:
+            self.client.networks.get(self.conf.docker_network)
+        except docker_errors.NotFound:
+            raise base.DriverError(_no_network(self.conf.docker_network))
         try:
             self.client.images.get(self.image.tag)
             return
@@ -87,10 +116,13 @@ class DockerDriver(base.Driver):
 
     def create(self, name):
         try:
-            container = self.client.containers.create(
-                self.image.tag, name=name, detach=True,
-                labels={LABEL: "1"}, ports={"22/tcp": ("127.0.0.1", None)})
-            container.start()
+            with self._api("create " + name):
+                container = self.client.containers.create(
+                    self.image.tag, name=name, detach=True,
+                    labels={LABEL: "1"},
+                    ports={"22/tcp": ("127.0.0.1", None)},
+                    network=self.conf.docker_network)
+                container.start()
         except docker_errors.DockerException as e:
             raise base.DriverError("docker could not start %s: %s"
                                    % (name, e))
@@ -101,16 +133,21 @@ class DockerDriver(base.Driver):
                         timeout, self.conf.poll_interval,
                         "container %s running" % instance.name)
 
+    def _api(self, what):
+        return _daemon_reachable(self.conf.docker_url, what)
+
     def _inspect(self, instance):
         try:
-            return self.client.api.inspect_container(instance.id)
+            with self._api("inspect " + instance.name):
+                return self.client.api.inspect_container(instance.id)
         except docker_errors.NotFound:
             raise base.DriverError("container %s is gone" % instance.name)
 
     def delete(self, instance):
         try:
-            self.client.api.remove_container(instance.id or instance.name,
-                                             force=True)
+            with self._api("remove " + instance.name):
+                self.client.api.remove_container(
+                    instance.id or instance.name, force=True)
         except docker_errors.NotFound:
             pass
         except docker_errors.DockerException as e:
@@ -124,14 +161,17 @@ class DockerDriver(base.Driver):
 
     def _gone(self, instance):
         try:
-            self.client.api.inspect_container(instance.id or instance.name)
+            with self._api("inspect " + instance.name):
+                self.client.api.inspect_container(
+                    instance.id or instance.name)
         except docker_errors.NotFound:
             return True
         return False
 
     def list_names(self, prefix):
-        containers = self.client.api.containers(
-            all=True, filters={"label": LABEL})
+        with self._api("list containers"):
+            containers = self.client.api.containers(
+                all=True, filters={"label": LABEL})
         names = [name.lstrip("/") for c in containers for name in c["Names"]]
         return sorted(name for name in names if name.startswith(prefix))
 
@@ -140,15 +180,24 @@ class DockerDriver(base.Driver):
         if shutil.which("dockerd") is None:
             return False, "dockerd is not installed (apt: docker.io)"
         try:
-            version = docker.DockerClient(base_url=conf.docker_url,
-                                          timeout=5).version()["Version"]
+            client = docker.DockerClient(base_url=conf.docker_url, timeout=5)
+            version = client.version()["Version"]
         except Exception as e:
             return False, ("dockerd does not answer at %s (rcbench engines "
                            "start docker): %s" % (conf.docker_url, e))
+        try:
+            client.networks.get(conf.docker_network)
+        except docker_errors.NotFound:
+            return False, _no_network(conf.docker_network)
+        finally:
+            client.close()
         return True, "docker %s at %s" % (version, conf.docker_url)
 
     def describe(self):
-        version = self.client.version()
+        with self._api("version"):
+            version = self.client.version()
         return dict(super().describe(), runtime="runc",
                     engine_version="docker " + version.get("Version", "?"),
-                    acceleration="none (container)")
+                    acceleration="none (container)",
+                    network="docker network %s, sshd published on "
+                            "127.0.0.1" % self.conf.docker_network)

@@ -19,6 +19,10 @@ from rally_container_bench.drivers import base
 logging.getLogger("paramiko.transport").setLevel(logging.CRITICAL)
 
 
+# Shortest login attempt: a TCG guest's key exchange alone takes ~2 s.
+_MIN_ATTEMPT = 5
+
+
 class _SSH(sshutils.SSH):
     """Rally's SSH client, connecting with a timeout emulated guests meet.
 
@@ -67,13 +71,14 @@ class SSHExecutor(base.Executor):
         self._key = private_key
         self._ssh = None
 
-    def _connected(self, attempts=3):
+    def _connected(self, attempts=3, connect_timeout=_SSH.connect_timeout):
         i = self.instance
         last = None
         for attempt in range(attempts):
             if self._ssh is None:
                 self._ssh = _SSH(i.ssh_user, i.ssh_host, port=i.ssh_port,
                                  pkey=self._key)
+                self._ssh.connect_timeout = connect_timeout
             try:
                 # Connects without running anything.
                 self._ssh._get_client()
@@ -112,23 +117,37 @@ class SSHExecutor(base.Executor):
             self._ssh.close()
         self._ssh = None
 
-    def try_login(self):
-        """One login attempt running ``true``; True when it worked."""
+    def try_login(self, timeout=_SSH.connect_timeout):
+        """One login attempt running ``true``, each step within timeout.
+
+        None when it worked, else why not.
+        """
         try:
-            code, _, _ = self._connected(attempts=1).execute("true",
-                                                             timeout=30)
-            return code == 0
-        except (base.DriverError, rally_exceptions.SSHError, OSError):
-            return False
+            client = self._connected(attempts=1, connect_timeout=timeout)
+            code, _, err = client.execute("true", timeout=timeout)
+            return None if code == 0 else "true exited %d: %s" % (code, err)
+        except (base.DriverError, rally_exceptions.SSHError, OSError) as e:
+            return str(e)
         finally:
             self.close()
 
 
 def wait_for_login(executor, timeout, interval):
+    """Return once a login works; each attempt within the time left.
+
+    A firewalled or dead guest never answers a connect: without the cap
+    one attempt alone would outlast a short timeout.
+    """
     deadline = time.monotonic() + timeout
-    while not executor.try_login():
-        if time.monotonic() > deadline:
-            raise base.DriverError("no SSH login to %s:%s within %s s"
-                                   % (executor.instance.ssh_host,
-                                      executor.instance.ssh_port, timeout))
+    while True:
+        left = deadline - time.monotonic()
+        why_not = executor.try_login(
+            min(_SSH.connect_timeout, max(left, _MIN_ATTEMPT)))
+        if why_not is None:
+            return
+        if time.monotonic() + interval > deadline:
+            raise base.DriverError(
+                "no SSH login to %s (%s:%s) within %g s; last attempt: %s"
+                % (executor.instance.name, executor.instance.ssh_host,
+                   executor.instance.ssh_port, timeout, why_not))
         time.sleep(interval)

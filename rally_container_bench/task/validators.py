@@ -10,6 +10,7 @@ import tempfile
 
 from rally.common import validation
 
+from rally_container_bench.drivers import registry
 from rally_container_bench import opts
 from rally_container_bench.sysbench import presets
 from rally_container_bench.sysbench import spec as spec_lib
@@ -158,3 +159,24 @@ class HostCapacityValidator(validation.Validator):
                       "file_total_size, or give a workdir on a larger "
                       "filesystem" % (concurrency, max(sizes) >> 20,
                                       need >> 20, workdir, free >> 20))
+
+
+@validation.configure(name="rcbench_engine_ready")
+class EngineReadyValidator(validation.Validator):
+    """The driver's engine answers, with what this config needs.
+
+    E.g. the docker network; the reason is what ``rcbench doctor`` says,
+    given before anything boots.
+    """
+
+    def __init__(self, driver_param="driver"):
+        super().__init__()
+        self.driver_param = driver_param
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        name = _arg(config, self.driver_param)
+        if name not in registry.NAMES:
+            return  # the enum validator names the allowed drivers
+        usable, why = registry.driver_class(name).check(opts.register())
+        if not usable:
+            self.fail("driver %r cannot run on this host: %s" % (name, why))

@@ -37,15 +37,21 @@ def sysbench04():
 
 
 class RallyHome(object):
-    """A throwaway Rally installation state: config, DB, one empty env."""
+    """A throwaway Rally installation state: config, DB, one empty env.
 
-    def __init__(self):
+    ``options``: [container_bench] options of its rally.conf.
+    """
+
+    def __init__(self, options=None):
         self._dir = tempfile.TemporaryDirectory(prefix="rcbench-rally-")
         self.path = self._dir.name
         self.conf = os.path.join(self.path, "rally.conf")
         with open(self.conf, "w") as f:
             f.write("[database]\nconnection = sqlite:///%s\n"
                     % os.path.join(self.path, "rally.sqlite"))
+            f.write("[container_bench]\n")
+            for name, value in sorted((options or {}).items()):
+                f.write("%s = %s\n" % (name, value))
         self.rally("db", "create")
         self.rally("env", "create", "--name", "local")
 
@@ -117,15 +123,17 @@ class DockerRallyTestCase(unittest.TestCase):
     def tearDownClass(cls):
         cls.home.close()
 
-    def containers(self, uuid=None):
+    def containers(self, uuid=None, home=None):
         """Docker containers with Rally-made names (of task uuid, or any).
 
-        Rally names them after the task's workloads, not the task (none
-        before Rally has stored the first workload).
+        The task is looked up in ``home``, the class's by default. Rally
+        names them after the task's workloads, not the task (none before
+        Rally has stored the first workload).
         """
         owners = None
         if uuid:
-            owners = [w["uuid"] for w in workloads(self.home.results(uuid))]
+            owners = [w["uuid"] for w in workloads(
+                (home or self.home).results(uuid))]
         matches = rally_tasks.name_matcher(owners)
         driver = registry.driver_class("docker")(None, self.conf)
         return [n for n in driver.list_names("") if matches(n)]

@@ -130,3 +130,30 @@ class MixinTestCase(unittest.TestCase):
         environment = dict(bench._output["complete"][0]["data"]["rows"])
         self.assertEqual("1.0.20", environment["sysbench_version"])
         self.assertEqual("scripted", environment["driver"])
+
+    def test_the_output_of_a_failed_test_is_attached(self):
+        garbage = "\n".join("line %d" % i for i in range(100))
+        executor = ScriptedExecutor({"version": VERSION,
+                                     "memory-run": (0, garbage)})
+        bench = self.make_scenario()
+        with self.assertRaisesRegex(Exception, "memory.read output is "
+                                               "unreadable"):
+            bench.run_sysbench_tests(executor, ["quick-memory-read"],
+                                     "sysbench", None, timeout=10)
+        (raw,) = [item for item in bench._output["complete"]
+                  if item["chart_plugin"] == "TextArea"]
+        self.assertEqual("sysbench memory.read failed: its output",
+                         raw["title"])
+        self.assertEqual("... 40 lines left out ...", raw["data"][0])
+        self.assertEqual("line 99", raw["data"][-1])
+        self.assertEqual(61, len(raw["data"]))
+
+    def test_a_missing_sysbench_fails_with_what_the_shell_said(self):
+        executor = ScriptedExecutor({
+            "version": (127, "sh: 1: sysbench: not found")})
+        bench = self.make_scenario()
+        with self.assertRaisesRegex(Exception, "is sysbench installed"):
+            bench.run_sysbench_tests(executor, ["quick-cpu"], "sysbench",
+                                     None, timeout=10)
+        (raw,) = bench._output["complete"]
+        self.assertEqual(["sh: 1: sysbench: not found"], raw["data"])

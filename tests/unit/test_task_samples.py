@@ -49,9 +49,12 @@ class TaskFilesTestCase(unittest.TestCase):
         # host capacity check is left out: these files are meant for hosts
         # of any size (kek2015's fileio at concurrency 32 needs 256 GiB of
         # disk); test_validators checks it against this host for real.
+        # So is the engine check: unit tests start no engine daemon.
         eng = engine.TaskEngine(config, mock.MagicMock(), mock.Mock())
         with mock.patch.object(validators.HostCapacityValidator,
-                               "validate", return_value=None):
+                               "validate", return_value=None), \
+                mock.patch.object(validators.EngineReadyValidator,
+                                  "validate", return_value=None):
             eng.validate(only_syntax=True)
         return config
 

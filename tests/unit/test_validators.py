@@ -5,9 +5,14 @@ names the argument."""
 import os
 import tempfile
 import unittest
+from unittest import mock
 
+from rally.common import cfg as rally_cfg
 from rally import plugins as rally_plugins
 from rally.task import scenario
+
+from rally_container_bench import opts
+from rally_container_bench.task import validators
 
 NAME = "NativeHost.sysbench"
 
@@ -75,7 +80,17 @@ def workload_errors(name, runner, **args):
 
 
 class HostCapacityTestCase(unittest.TestCase):
-    """Reads this host's /proc/meminfo and free disk space: real limits."""
+    """Reads this host's /proc/meminfo and free disk space: real limits.
+
+    STAND-IN: the engine check is left out (unit tests start no engine);
+    EngineReadyTestCase below tests it.
+    """
+
+    def setUp(self):
+        patcher = mock.patch.object(validators.EngineReadyValidator,
+                                    "validate", return_value=None)
+        patcher.start()
+        self.addCleanup(patcher.stop)
 
     def test_vms_beyond_the_host_memory_are_rejected(self):
         found = workload_errors("LocalInstances.boot_and_delete",
@@ -109,3 +124,32 @@ class HostCapacityTestCase(unittest.TestCase):
             self.assertEqual([], workload_errors(
                 NAME, {"times": 1, "concurrency": 4}, workdir=scratch,
                 tests=["quick-fileio-rndrd"]))
+
+
+class EngineReadyTestCase(unittest.TestCase):
+    """Engines that cannot answer, for real: nothing listens there."""
+
+    def override(self, **options):
+        opts.register()
+        for name, value in options.items():
+            rally_cfg.CONF.set_override(name, value, group=opts.GROUP)
+            self.addCleanup(rally_cfg.CONF.clear_override, name,
+                            group=opts.GROUP)
+
+    def test_an_engine_that_does_not_answer_is_named_before_any_boot(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            socket = "unix://%s/docker.sock" % scratch
+            self.override(docker_url=socket)
+            found = " ".join(workload_errors(
+                "LocalInstances.boot_and_delete",
+                {"times": 1, "concurrency": 1}, driver="docker"))
+        self.assertIn("driver 'docker' cannot run on this host", found)
+        self.assertIn("dockerd does not answer at %s" % socket, found)
+        self.assertIn("rcbench engines start docker", found)
+
+    def test_an_unknown_driver_is_left_to_the_enum_check(self):
+        found = workload_errors("LocalInstances.boot_and_delete",
+                                {"times": 1, "concurrency": 1},
+                                driver="vmware")
+        self.assertEqual(1, len(found), found)
+        self.assertIn("vmware", found[0])

@@ -25,16 +25,31 @@ class LocalCleanup(context.Context):
     CONFIG_SCHEMA = {"type": "object", "additionalProperties": False}
 
     def setup(self):
-        pass
+        # The engines that answer now: one that stops answering during the
+        # workload may have left instances behind (a warning at cleanup).
+        self._answered = set(registry.NAMES)
+        registry.leftovers(opts.register(), lambda name: False,
+                           on_error=lambda d, e: self._answered.discard(d))
 
     def cleanup(self):
         owner_id = self.get_owner_id()
         owner = scenario.Scenario.get(self.context["scenario_name"])
+        task_id = self.context["task"]["uuid"]
+
+        def unreachable(driver, error):
+            # An engine that never ran is normal (debug); one that died
+            # during the workload may leave instances (warning, the fix).
+            if driver in getattr(self, "_answered", ()):
+                LOG.warning("cleanup: %s does not answer (%s); once it "
+                            "does, run: rcbench cleanup --task %s"
+                            % (driver, error, task_id))
+            else:
+                LOG.debug("cleanup: %s not asked: %s" % (driver, error))
+
         found = registry.leftovers(
             opts.register(),
             lambda name: owner.name_matches_object(name, task_id=owner_id),
-            on_error=lambda driver, e: LOG.debug(
-                "cleanup: %s not asked: %s" % (driver, e)))
+            on_error=unreachable)
         for driver, name in found:
             LOG.warning("cleanup: deleting leftover %s instance %s"
                         % (driver.name, name))

@@ -2,6 +2,7 @@
 
 import contextlib
 
+from rally.common import logging
 from rally.common import validation
 from rally.task import atomic
 from rally.task import scenario
@@ -10,6 +11,8 @@ from rally_container_bench.drivers import native
 from rally_container_bench.drivers import registry
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import sysbench_utils
+
+LOG = logging.getLogger(__name__)
 
 _CONTEXTS = {"rcbench_interrupt@default": {},
              "rcbench_local_cleanup@default": {}}
@@ -28,9 +31,15 @@ class LocalInstancesScenario(sysbench_utils.SysbenchScenarioMixin,
 
     @contextlib.contextmanager
     def _instance(self, driver):
-        """Boot (build + network); always delete, timed when it booted."""
+        """Boot (build + network); always delete, timed when it booted.
+
+        When the iteration already failed and the delete fails too (e.g.
+        the engine died), the iteration reports the first error; the
+        cleanup context or ``rcbench cleanup`` gets the instance later.
+        """
         conf = opts.register()
         instance = None
+        failed = False
         try:
             with atomic.ActionTimer(self, "build"):
                 instance = driver.create(self.generate_random_name())
@@ -39,11 +48,20 @@ class LocalInstancesScenario(sysbench_utils.SysbenchScenarioMixin,
                 driver.wait_reachable(instance, conf.ssh_timeout)
             driver.record_engine_times(instance)
             yield instance
+        except BaseException:
+            failed = True
+            raise
         finally:
             if instance is not None:
-                with atomic.ActionTimer(self, "delete"):
-                    driver.delete(instance)
-                    driver.wait_deleted(instance, conf.delete_timeout)
+                try:
+                    with atomic.ActionTimer(self, "delete"):
+                        driver.delete(instance)
+                        driver.wait_deleted(instance, conf.delete_timeout)
+                except Exception as e:
+                    if not failed:
+                        raise
+                    LOG.warning("%s was not deleted after the iteration "
+                                "failed: %s" % (instance.name, e))
                 self.add_output(complete=_engine_times_table(instance))
 
 
@@ -59,6 +77,7 @@ def _engine_times_table(instance):
 
 @validation.add("enum", param_name="driver", values=list(registry.NAMES))
 @validation.add("rcbench_host_capacity", driver_param="driver")
+@validation.add("rcbench_engine_ready", driver_param="driver")
 @scenario.configure(name="LocalInstances.boot_and_delete",
                     platform="default", context=_CONTEXTS)
 class BootAndDelete(LocalInstancesScenario):
@@ -83,6 +102,7 @@ class BootAndDelete(LocalInstancesScenario):
 
 @validation.add("enum", param_name="driver", values=list(registry.NAMES))
 @validation.add("rcbench_host_capacity", driver_param="driver")
+@validation.add("rcbench_engine_ready", driver_param="driver")
 @validation.add("rcbench_sysbench_tests", param_name="tests")
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
 @scenario.configure(name="LocalInstances.boot_sysbench_delete",

@@ -39,7 +39,13 @@ class SysbenchScenarioMixin:
         """
         timeout = timeout or opts.register().command_timeout
         specs = presets.resolve_all(tests)
-        version = sysbench_run.detect_version(executor, executable, timeout)
+        try:
+            version = sysbench_run.detect_version(executor, executable,
+                                                  timeout)
+        except sysbench_run.SysbenchError as e:
+            if e.raw:
+                self.add_output(complete=_raw_output("--version", e.raw))
+            raise
         environment = dict(executor.describe(), sysbench_version=version)
         environment.update(metadata or {})
         self.add_environment(environment)
@@ -51,12 +57,28 @@ class SysbenchScenarioMixin:
                     timed=self._timed)
             except sysbench_run.SysbenchError as e:
                 failures.append(str(e))
+                if e.raw:
+                    self.add_output(complete=_raw_output(spec.label, e.raw))
                 continue
             self.add_output(additive=_metrics_table(run, version))
         if failures:
             raise SysbenchTestsFailed(
                 message="%d of %d sysbench tests failed: %s"
                         % (len(failures), len(specs), " | ".join(failures)))
+
+
+# Enough lines for sysbench's own error and its summary, not a runaway log.
+RAW_LINES = 60
+
+
+def _raw_output(label, raw):
+    lines = raw.splitlines()
+    if len(lines) > RAW_LINES:
+        lines = (["... %d lines left out ..." % (len(lines) - RAW_LINES)]
+                 + lines[-RAW_LINES:])
+    return {"title": "sysbench %s failed: its output" % label,
+            "description": "What sysbench printed (stdout and stderr)",
+            "chart_plugin": "TextArea", "data": lines}
 
 
 def _metrics_table(run, version):

@@ -1,0 +1,152 @@
+"""Faults inside or in front of a real instance (Docker), through Rally.
+
+SSH never reachable (a firewall on a bridge made here), the instance's
+disk full, a docker network that does not exist. After each: the failed
+iterations say why, what could run still reports, no instance is left.
+"""
+
+import json
+import os
+import subprocess
+import uuid
+
+import docker
+
+from rally_container_bench.drivers import registry
+from rally_container_bench.sysbench import presets
+from rally_container_bench.workloads import sysbench_run
+
+from tests.functional import helpers
+
+SSH_TIMEOUT = 8
+
+
+def _task_file(home, driver_args, times=2, concurrency=2):
+    path = os.path.join(home.path, "task-%s.json" % uuid.uuid4().hex[:8])
+    with open(path, "w") as f:
+        json.dump({"version": 2, "title": "guest faults", "subtasks": [{
+            "title": "docker", "workloads": [{
+                "scenario": {"LocalInstances.boot_sysbench_delete": dict(
+                    driver="docker", **driver_args)},
+                "runner": {"constant": {"times": times,
+                                        "concurrency": concurrency}},
+                "sla": {"failure_rate": {"max": 100}}}]}]}, f)
+    return path
+
+
+class FirewalledBridgeTestCase(helpers.DockerRallyTestCase):
+    """Containers on a Docker network whose bridge drops SSH (port 22)."""
+
+    def setUp(self):
+        client = docker.DockerClient(base_url=self.conf.docker_url)
+        self.addCleanup(client.close)
+        suffix = uuid.uuid4().hex[:6]
+        self.bridge = "rcbfw" + suffix
+        network = client.networks.create(
+            "rcbench-firewalled-" + suffix, driver="bridge",
+            options={"com.docker.network.bridge.name": self.bridge})
+        self.addCleanup(network.remove)
+        rule = ["OUTPUT", "-o", self.bridge, "-p", "tcp", "--dport", "22",
+                "-j", "DROP"]
+        subprocess.run(["iptables", "-I"] + rule, check=True)
+        self.addCleanup(subprocess.run, ["iptables", "-D"] + rule,
+                        check=True)
+        self.firewalled = helpers.RallyHome(options={
+            "docker_network": network.name, "ssh_timeout": SSH_TIMEOUT})
+        self.addCleanup(self.firewalled.close)
+
+    def test_ssh_never_reachable_fails_each_iteration_and_leaves_nothing(self):
+        uuid_, _ = self.firewalled.start(_task_file(
+            self.firewalled, {"tests": ["quick-cpu"]}))
+        (workload,) = helpers.workloads(self.firewalled.results(uuid_))
+        self.assertEqual(2, workload["failed_iteration_count"])
+        for iteration in workload["data"]:
+            error = " ".join(iteration["error"])
+            self.assertIn("no SSH login to s_rally_", error)
+            self.assertIn("within %s s; last attempt:" % SSH_TIMEOUT, error)
+            phases = {a["name"]: a["finished_at"] - a["started_at"]
+                      for a in iteration["atomic_actions"]}
+            # The network phase ends at the timeout, not a connect later;
+            # the instance was deleted (timed) all the same.
+            self.assertLess(phases["network"], SSH_TIMEOUT + 6)
+            self.assertGreaterEqual(phases["network"], SSH_TIMEOUT - 1)
+            self.assertIn("delete", phases)
+            self.assertNotIn("sysbench.cpu", phases)
+        self.assertEqual([], self.containers(uuid_, self.firewalled))
+
+
+class GuestDiskTestCase(helpers.DockerRallyTestCase):
+
+    def test_full_disk_fails_fileio_keeps_cpu_and_leaves_nothing(self):
+        # Docker gives each container a 64 MiB tmpfs at /dev/shm: fileio
+        # files of 256 MiB cannot be written there.
+        uuid_, _ = self.home.start(_task_file(self.home, {
+            "workdir": "/dev/shm",
+            "tests": ["quick-cpu", {"test": "fileio",
+                                    "file_test_mode": "seqwr",
+                                    "file_total_size": "256M",
+                                    "file_num": 1, "time": 2}]}))
+        (workload,) = helpers.workloads(self.home.results(uuid_))
+        self.assertEqual(2, workload["failed_iteration_count"])
+        for iteration in workload["data"]:
+            error = " ".join(iteration["error"])
+            self.assertIn("fileio.seqwr", error)
+            self.assertIn("prepare", error)
+            self.assertRegex(error, "(?i)no space left on device")
+            # cpu ran before and still reports.
+            self.assertIn("sysbench cpu", helpers.additive(iteration))
+            self.assertIn("delete", helpers.atomic_names(iteration))
+        self.assertEqual([], self.containers(uuid_))
+
+
+class MissingNetworkTestCase(helpers.DockerRallyTestCase):
+
+    def test_a_docker_network_that_does_not_exist_is_rejected(self):
+        home = helpers.RallyHome(options={
+            "docker_network": "rcbench-no-such-network"})
+        self.addCleanup(home.close)
+        proc = home.rally("task", "validate",
+                          _task_file(home, {"tests": ["quick-cpu"]}),
+                          check=False)
+        self.assertNotEqual(0, proc.returncode)
+        self.assertIn("docker network 'rcbench-no-such-network' does not "
+                      "exist", proc.stdout + proc.stderr)
+
+
+class SysbenchInTheGuestTestCase(helpers.DockerRallyTestCase):
+    """A guest whose sysbench is gone, or prints what nobody can read."""
+
+    def setUp(self):
+        self.driver = registry.prepared_driver("docker", self.conf)
+        name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
+        self.instance = self.driver.create(name)
+        self.addCleanup(self.driver.remove, name)
+        self.driver.wait_running(self.instance, self.conf.boot_timeout)
+        self.driver.wait_reachable(self.instance, self.conf.ssh_timeout)
+        self.executor = self.driver.executor(self.instance)
+        self.addCleanup(self.executor.close)
+        client = docker.DockerClient(base_url=self.conf.docker_url)
+        self.addCleanup(client.close)
+        self.container = client.containers.get(name)
+
+    def guest(self, script):
+        code, out = self.container.exec_run(["sh", "-c", script])
+        self.assertEqual(0, code, out)
+
+    def test_missing_sysbench_says_so_with_the_shell_message(self):
+        self.guest("rm \"$(command -v sysbench)\"")
+        with self.assertRaises(sysbench_run.SysbenchError) as caught:
+            sysbench_run.detect_version(self.executor, "sysbench", 30)
+        self.assertIn("'sysbench' --version exited 127 (is sysbench "
+                      "installed?)", str(caught.exception))
+        self.assertIn("not found", caught.exception.raw)
+
+    def test_unreadable_output_fails_with_the_raw_text(self):
+        self.guest("printf '#!/bin/sh\\necho sysbench 1.0.20\\n"
+                   "echo no numbers here\\n' > \"$(command -v sysbench)\"")
+        version = sysbench_run.detect_version(self.executor, "sysbench", 30)
+        with self.assertRaises(sysbench_run.SysbenchError) as caught:
+            sysbench_run.run_test(self.executor, presets.get("quick-cpu"),
+                                  version, "sysbench", "/root", 30)
+        self.assertIn("cpu output is unreadable", str(caught.exception))
+        self.assertIn("no numbers here", caught.exception.raw)
