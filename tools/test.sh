@@ -2,11 +2,11 @@
 # The README's test command: install what the tests need, then run style,
 # unit and functional tests: real sysbench 1.0 and 0.4.12, Rally's CLI and DB,
 # every local engine (the guest image is built and daemons started first).
-#   bash tools/test.sh [tox envs, default pep8,py3,functional,engine-faults]
+#   bash tools/test.sh [tox envs, default pep8,py3,functional]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-envs="${1:-pep8,py3,functional,engine-faults}"
+envs="${1:-pep8,py3,functional}"
 "$top/tools/install-deps.sh"
 venv="${RCBENCH_VENV:-$top/.venv}"
 # shellcheck source=tools/engines.sh

@@ -10,6 +10,7 @@ import tempfile
 
 from rally.common import validation
 
+from rally_container_bench.drivers import base
 from rally_container_bench.drivers import registry
 from rally_container_bench import opts
 from rally_container_bench.sysbench import presets
@@ -177,6 +178,11 @@ class EngineReadyValidator(validation.Validator):
         name = _arg(config, self.driver_param)
         if name not in registry.NAMES:
             return  # the enum validator names the allowed drivers
-        usable, why = registry.driver_class(name).check(opts.register())
+        conf = opts.register()
+        usable, why = registry.driver_class(name).check(conf)
         if not usable:
             self.fail("driver %r cannot run on this host: %s" % (name, why))
+        try:
+            registry.guest_image(conf)
+        except base.DriverError as e:
+            self.fail("driver %r has no image to boot: %s" % (name, e))

@@ -1,10 +1,10 @@
 """dockerd dies in the middle of a task (SIGKILL, as a crash or the OOM
 killer would), while instances boot.
 
-Run alone (tox -e engine-faults, stestr --serial): it kills the shared
-dockerd, which every other Docker test uses, and starts it again. Only a
-dockerd that ``rcbench engines start`` started is killed; on a host whose
-init system runs dockerd the test is skipped.
+Run alone (tox -e functional runs it after tests/functional, serially):
+it kills the shared dockerd, which every other Docker test uses, and
+starts it again. Only a dockerd that ``rcbench engines start`` started
+is killed; on a host whose init system runs dockerd the test is skipped.
 """
 
 import json

@@ -73,18 +73,29 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
             self.fail("rally still runs %s s after the signal; its last "
                       "output:\n%s" % (timeout, "".join(self.output[-80:])))
 
-    def test_ctrl_c_keeps_finished_iterations_and_leaves_nothing(self):
+    def interrupt_and_check(self, send):
         rally = self.start_rally(_task(50, 2, ["quick-cpu"]))
         uuid = self.wait_for_iteration_end(rally)
-        os.killpg(rally.pid, signal.SIGINT)
+        send(rally)
         self.wait_for_exit(rally, 180)
         self.assertEqual([], self.containers(uuid))
+        status = self.home.rally("task", "status", uuid).stdout
+        self.assertIn("aborted", status)
         (workload,) = helpers.workloads(self.home.results(uuid))
         finished = [i for i in workload["data"] if not i["error"]]
         self.assertGreaterEqual(len(finished), 1)
         self.assertLess(len(workload["data"]), 50)
         for iteration in finished:
             self.assertIn("sysbench cpu", helpers.additive(iteration))
+
+    def test_ctrl_c_keeps_finished_iterations_and_leaves_nothing(self):
+        # A terminal's Ctrl-C: SIGINT to every process of the group.
+        self.interrupt_and_check(
+            lambda rally: os.killpg(rally.pid, signal.SIGINT))
+
+    def test_sigterm_keeps_finished_iterations_and_leaves_nothing(self):
+        # kill PID, timeout(1), a CI job's time limit: Rally's process only.
+        self.interrupt_and_check(lambda rally: rally.terminate())
 
     def test_rally_task_abort_leaves_nothing(self):
         rally = self.start_rally(_task(50, 2, ["quick-cpu"]))

@@ -61,8 +61,8 @@ class WatcherTestCase(unittest.TestCase):
 
     def setUp(self):
         self.assertIs(threading.current_thread(), threading.main_thread())
-        previous = signal.getsignal(signal.SIGINT)
-        self.addCleanup(signal.signal, signal.SIGINT, previous)
+        for signum in interrupt.SIGNALS:
+            self.addCleanup(signal.signal, signum, signal.getsignal(signum))
         self.aborted = threading.Event()
         patcher = mock.patch.object(
             interrupt, "abort_task",
@@ -70,18 +70,28 @@ class WatcherTestCase(unittest.TestCase):
         self.abort_task = patcher.start()
         self.addCleanup(patcher.stop)
 
-    def test_a_real_sigint_aborts_the_task_from_the_watcher_thread(self):
+    def send(self, signum):
+        """A real signal to this process; what the watcher wrote."""
         watcher = interrupt._Watcher(TASK)
-        signal.signal(signal.SIGINT, watcher.on_signal)
+        signal.signal(signum, watcher.on_signal)
         with mock.patch.object(interrupt.sys, "stderr") as stderr:
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signum)
             self.assertTrue(self.aborted.wait(10))
             watcher.thread.join(10)
         self.abort_task.assert_called_once_with(TASK)
-        self.assertIn("Ctrl-C again", stderr.write.call_args_list[0][0][0])
+        return stderr.write.call_args_list[0][0][0]
+
+    def test_a_real_sigint_aborts_the_task_from_the_watcher_thread(self):
+        self.assertIn("Ctrl-C: aborting task %s" % TASK,
+                      self.send(signal.SIGINT))
         # The second Ctrl-C is Python's own: KeyboardInterrupt.
         self.assertIs(signal.default_int_handler,
                       signal.getsignal(signal.SIGINT))
+
+    def test_sigterm_aborts_too_and_a_second_one_ends_rally(self):
+        self.assertIn("SIGTERM again to stop at once",
+                      self.send(signal.SIGTERM))
+        self.assertIs(signal.SIG_DFL, signal.getsignal(signal.SIGTERM))
 
     def test_closing_without_a_signal_aborts_nothing(self):
         watcher = interrupt._Watcher(TASK)

@@ -114,3 +114,13 @@ class TaskFilesTestCase(unittest.TestCase):
         path = os.path.join(TASKS, "native_baseline.yaml")
         with self.assertRaisesRegex(Exception, "unknown sysbench preset"):
             self.validate(path, tests=["quick-cpu", "no-such-preset"])
+
+    def test_runner_values_out_of_range_fail_validation(self):
+        path = os.path.join(TASKS, "local_kvm_vs_containers.yaml")
+        for args, word in (({"times": 0}, "times"),
+                           ({"times": -3}, "times"),
+                           ({"concurrency": [0]}, "concurrency"),
+                           ({"times": "four"}, "times")):
+            with self.subTest(args=args):
+                with self.assertRaisesRegex(Exception, word):
+                    self.validate(path, **args)

@@ -153,3 +153,16 @@ class EngineReadyTestCase(unittest.TestCase):
                                 driver="vmware")
         self.assertEqual(1, len(found), found)
         self.assertIn("vmware", found[0])
+
+    def test_a_guest_image_not_built_is_named_before_any_boot(self):
+        # lxc needs no daemon: only the image is missing here.
+        with tempfile.TemporaryDirectory() as scratch:
+            self.override(image_cache_dir=scratch)
+            found = " ".join(workload_errors(
+                "LocalInstances.boot_and_delete",
+                {"times": 1, "concurrency": 1}, driver="lxc"))
+        if "cannot run on this host" in found:
+            self.skipTest("lxc is not usable here: " + found)
+        self.assertIn("driver 'lxc' has no image to boot: the guest image "
+                      "is not built in %s" % scratch, found)
+        self.assertIn("rcbench images build", found)

@@ -8,6 +8,9 @@ of the task instead: no new iteration starts, running ones end (their
 instances deleted; a native sysbench gets the signal and that iteration
 fails), finished ones are stored, the task ends "aborted". A second
 Ctrl-C interrupts at once, as Rally does.
+
+SIGTERM (``kill``, ``timeout``, a CI job's time limit) is handled the same
+way: by default it would end Rally at once, instances and all.
 """
 
 import os
@@ -23,6 +26,10 @@ from rally.task import context
 
 LOG = logging.getLogger(__name__)
 
+SIGNALS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+# What the second signal does: Python's own default for each.
+_SECOND = {signal.SIGINT: signal.default_int_handler,
+           signal.SIGTERM: signal.SIG_DFL}
 _ABORT_ATTEMPTS = 20
 _RETRY_DELAY = 0.5
 _NOTHING_TO_ABORT = (consts.TaskStatus.ABORTING,
@@ -63,16 +70,18 @@ class _Watcher(object):
         self.task_id = task_id
         self.main_pid = os.getpid()
         self.interrupted = threading.Event()
+        self.signal_name = None
         self.closed = False
         self.thread = threading.Thread(target=self._run, daemon=True,
                                        name="rcbench-interrupt")
         self.thread.start()
 
     def on_signal(self, signum, frame):
-        # Every process of the group gets the signal; the runner's workers
+        # Every process of the group gets Ctrl-C; the runner's workers
         # (forked from here) leave the abort to this process.
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signum, _SECOND[signum])
         if os.getpid() == self.main_pid:
+            self.signal_name = self.signal_name or SIGNALS[signum]
             self.interrupted.set()
 
     def close(self):
@@ -83,13 +92,15 @@ class _Watcher(object):
         self.interrupted.wait()
         if self.closed:
             return
+        name = self.signal_name
         sys.stderr.write(
-            "\nCtrl-C: aborting task %s after the running iterations; "
-            "their results are kept. Ctrl-C again to stop at once.\n"
-            % self.task_id)
+            "\n%s: aborting task %s after the running iterations; their "
+            "results are kept. %s again to stop at once.\n"
+            % (name, self.task_id, name))
         if not abort_task(self.task_id):
-            sys.stderr.write("Ctrl-C: could not abort task %s (see the log); "
-                             "Ctrl-C again to stop at once.\n" % self.task_id)
+            sys.stderr.write("%s: could not abort task %s (see the log); %s "
+                             "again to stop at once.\n"
+                             % (name, self.task_id, name))
 
 
 @context.configure(name="rcbench_interrupt", platform="default", order=100,
@@ -98,16 +109,17 @@ class GracefulInterrupt(context.Context):
     CONFIG_SCHEMA = {"type": "object", "additionalProperties": False}
 
     def setup(self):
-        self._previous = None
+        self._previous = {}
         self._watcher = None
         if threading.current_thread() is not threading.main_thread():
             return  # only the main thread may set signal handlers
         self._watcher = _Watcher(self.context["task"]["uuid"])
-        self._previous = signal.signal(signal.SIGINT,
-                                       self._watcher.on_signal)
+        for signum in SIGNALS:
+            self._previous[signum] = signal.signal(signum,
+                                                   self._watcher.on_signal)
 
     def cleanup(self):
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
         if self._watcher is not None:
             self._watcher.close()
