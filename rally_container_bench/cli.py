@@ -98,8 +98,12 @@ def _engines(args):
                 started = daemon.start()
                 print("%s: %s" % (daemon.name, "started" if started
                                   else "already running"))
+                if started and daemon.after_start:
+                    daemon.after_start(print)
         else:
             for daemon in reversed(known[name]):
+                if daemon.before_stop and daemon.started_pid():
+                    daemon.before_stop(print)
                 stopped = daemon.stop()
                 print("%s: %s" % (daemon.name, "stopped" if stopped
                                   else "not started by rcbench"))

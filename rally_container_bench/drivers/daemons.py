@@ -27,12 +27,17 @@ class Daemon(object):
     Without ``answers`` it answers while the process started here runs.
     """
 
-    def __init__(self, name, argv, cache_dir, answers=None, prepare=None):
+    def __init__(self, name, argv, cache_dir, answers=None, prepare=None,
+                 after_start=None, before_stop=None):
         self.name = name
         self.argv = argv
         self.cache_dir = cache_dir
         self.answers = answers or (lambda: self.started_pid() is not None)
         self.prepare = prepare
+        # after_start(report) / before_stop(report): engine housekeeping
+        # that needs the daemon up; report(text) tells the user.
+        self.after_start = after_start
+        self.before_stop = before_stop
 
     def _files(self):
         directory = os.path.join(os.path.expanduser(self.cache_dir),
@@ -119,6 +124,13 @@ def _docker_answers(conf):
         except Exception:
             return False
     return answers
+
+
+def _podman_housekeeping(conf, name):
+    def run(report):
+        from rally_container_bench.drivers import podman
+        getattr(podman, name)(conf, report)
+    return run
 
 
 def hybrid_cgroups():
@@ -211,5 +223,6 @@ def daemons(conf):
         found["podman"] = [Daemon("podman-mounts", [
             "unshare", "-m", "--propagation", "private", "sh", "-c",
             "umount /sys/fs/cgroup/unified && exec sleep infinity",
-        ], cache)]
+        ], cache, after_start=_podman_housekeeping(conf, "remove_orphans"),
+            before_stop=_podman_housekeeping(conf, "remove_ours"))]
     return found

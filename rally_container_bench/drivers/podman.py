@@ -11,6 +11,7 @@ runs in one private mount namespace without the cgroup2 mount
 
 import json
 import os
+import re
 import shutil
 
 from rally_container_bench.drivers import base
@@ -156,3 +157,53 @@ class PodmanRuncDriver(PodmanDriver):
 class PodmanCrunDriver(PodmanDriver):
     name = "podman-crun"
     runtime = "crun"
+
+
+# Podman keeps each container's network namespace as a bind mount under
+# /run/netns. With the private mount namespace (hybrid cgroups) those
+# mounts live only as long as the namespace holder: a container that
+# outlives it (a killed test run, then ``engines stop``) points at a plain
+# file, and from then on every ``podman ps`` fails on it.
+_DANGLING_NETNS = re.compile(
+    r"joining network namespace of container ([0-9a-f]{64})")
+_REPAIR_ROUNDS = 50
+
+
+def remove_ours(conf, report):
+    """Before the namespace holder stops: delete our containers with it."""
+    podman = PodmanRuncDriver(None, conf)
+    for container_id in podman._checked(
+            "ps", "-a", "-q", "--filter", "label=" + LABEL).split():
+        podman._checked("rm", "-f", container_id)
+        report("podman: removed %s (it cannot outlive podman's mount "
+               "namespace)" % container_id[:12])
+
+
+def remove_orphans(conf, report):
+    """After the namespace holder starts: forget our dangling containers.
+
+    Others' are named with the command that removes them, not touched.
+    """
+    podman = PodmanRuncDriver(None, conf)
+    for _ in range(_REPAIR_ROUNDS):
+        listing = podman._podman("ps", "-a", "-q")
+        if listing.returncode == 0:
+            return
+        match = _DANGLING_NETNS.search(listing.stderr)
+        if match is None:
+            raise base.DriverError("podman ps failed: %s"
+                                   % listing.stderr.strip())
+        container_id = match.group(1)
+        label = podman._podman("inspect", "--format",
+                               '{{index .Config.Labels "%s"}}' % LABEL,
+                               container_id).stdout.strip()
+        if label != "1":
+            short = container_id[:12]
+            raise base.DriverError(
+                "podman container %s has lost its network namespace and "
+                "is not rcbench's: podman rm -f %s" % (short, short))
+        podman._podman("rm", "-f", container_id)
+        report("podman: removed %s (its network namespace was gone)"
+               % container_id[:12])
+    raise base.DriverError("podman ps still fails after removing %d "
+                           "containers" % _REPAIR_ROUNDS)

@@ -1,0 +1,66 @@
+"""Podman containers and the private mount namespace (hybrid cgroups).
+
+Podman's network namespaces are bind mounts inside the namespace that
+``rcbench engines start podman`` holds. A container that outlives the
+holder (a test run killed, then the holder stopped) used to break every
+later ``podman ps``. Run alone: it stops and starts the shared holder.
+"""
+
+import os
+import subprocess
+import unittest
+import uuid
+
+from rally_container_bench.drivers import daemons
+from rally_container_bench.drivers import registry
+from rally_container_bench import opts
+
+from tests.functional import helpers
+
+
+class PodmanNamespaceTestCase(unittest.TestCase):
+
+    def setUp(self):
+        self.conf = opts.register()
+        holders = daemons.daemons(self.conf).get("podman")
+        if not holders:
+            self.skipTest("no private mount namespace on this host "
+                          "(cgroups are not hybrid)")
+        (self.holder,) = holders
+        usable, why = registry.driver_class("podman-runc").check(self.conf)
+        if not usable:
+            self.skipTest(why)
+        self.addCleanup(self.engines, "start")
+        self.driver = registry.driver_class("podman-runc")(
+            registry.guest_image(self.conf), self.conf)
+        self.driver.prepare()
+
+    def engines(self, action):
+        proc = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "engines", action,
+             "podman"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        return proc.stdout
+
+    def boot(self):
+        name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
+        instance = self.driver.create(name)
+        self.driver.wait_running(instance, self.conf.boot_timeout)
+        return name
+
+    def test_a_container_that_outlived_the_namespace_is_removed_at_start(self):
+        name = self.boot()
+        # What a killed run leaves: the holder gone, the container not.
+        self.holder.stop()
+        out = self.engines("start")
+        self.assertRegex(out, r"podman: removed [0-9a-f]{12} \(its network "
+                              r"namespace was gone\)")
+        self.assertNotIn(name, self.driver.list_names(""))
+
+    def test_stopping_the_engine_removes_our_containers_first(self):
+        name = self.boot()
+        out = self.engines("stop")
+        self.assertIn("(it cannot outlive podman's mount namespace)", out)
+        self.assertIn("podman-mounts: stopped", out)
+        self.engines("start")
+        self.assertNotIn(name, self.driver.list_names(""))
