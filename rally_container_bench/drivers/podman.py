@@ -12,6 +12,7 @@ runs in one private mount namespace without the cgroup2 mount
 import json
 import os
 import re
+import shlex
 import shutil
 
 from rally_container_bench.drivers import base
@@ -44,7 +45,8 @@ class PodmanDriver(base.Driver):
         holders = daemons.daemons(conf).get("podman")
         return holders[0] if holders else None
 
-    def _podman(self, *args, timeout=120):
+    def _in_namespace(self, argv, timeout=120, env=None):
+        """Run argv in podman's mount namespace (where there is one)."""
         prefix = []
         holder = self._namespace_holder(self.conf)
         if holder is not None:
@@ -54,11 +56,13 @@ class PodmanDriver(base.Driver):
                     "podman needs its mount namespace on this host (hybrid "
                     "cgroups): rcbench engines start podman")
             prefix = ["nsenter", "--mount", "--target", str(pid)]
-        argv = prefix + ["podman", "--cgroup-manager=cgroupfs",
-                         "--events-backend=file", "--runtime",
-                         self.runtime] + list(args)
+        return base.run_cli(prefix + list(argv), timeout, env)
+
+    def _podman(self, *args, timeout=120):
+        argv = ["podman", "--cgroup-manager=cgroupfs",
+                "--events-backend=file", "--runtime", self.runtime]
         env = dict(os.environ, CONTAINERS_CONF=self._conf_file())
-        return base.run_cli(argv, timeout, env)
+        return self._in_namespace(argv + list(args), timeout, env)
 
     def _checked(self, *args):
         return base.output_of(self._podman(*args), "podman " + args[0])
@@ -165,7 +169,8 @@ class PodmanCrunDriver(PodmanDriver):
 # outlives it (a killed test run, then ``engines stop``) points at a plain
 # file, and from then on every ``podman ps`` fails on it.
 _DANGLING_NETNS = re.compile(
-    r"joining network namespace of container ([0-9a-f]{64})")
+    r"joining network namespace of container ([0-9a-f]{64}): retrieving "
+    r"network namespace at (/run/netns/netns-[0-9a-f-]+)")
 _REPAIR_ROUNDS = 50
 
 
@@ -202,8 +207,41 @@ def remove_orphans(conf, report):
             raise base.DriverError(
                 "podman container %s has lost its network namespace and "
                 "is not rcbench's: podman rm -f %s" % (short, short))
+        # An empty namespace where the old one was lets podman's network
+        # teardown run: without it the CNI port mappings stay in iptables
+        # and take 127.0.0.1:PORT from whichever engine publishes it next.
+        netns = match.group(2)
+        podman._in_namespace(["sh", "-c", 'rm -f "$1" && ip netns add "$2"',
+                              "sh", netns, os.path.basename(netns)])
         podman._podman("rm", "-f", container_id)
+        podman._in_namespace(["ip", "netns", "delete",
+                              os.path.basename(netns)])
+        forget_cni_rules(container_id)
         report("podman: removed %s (its network namespace was gone)"
                % container_id[:12])
     raise base.DriverError("podman ps still fails after removing %d "
                            "containers" % _REPAIR_ROUNDS)
+
+
+def forget_cni_rules(container_id):
+    """Delete the NAT rules CNI tagged with this container, and chains.
+
+    What a teardown that could not run leaves: masquerading, and port
+    mappings on 127.0.0.1 that would capture another engine's port.
+    """
+    saved = base.run_cli(["iptables-save", "-t", "nat"])
+    if saved.returncode != 0:
+        return
+    chains = set()
+    for line in saved.stdout.splitlines():
+        # The comment reads: name: \"podman\" id: \"<64 hex>\"
+        if line.startswith("-A ") and container_id in line:
+            words = shlex.split(line)
+            base.run_cli(["iptables", "-t", "nat", "-D"] + words[1:])
+            if "-j" in words:
+                target = words[words.index("-j") + 1]
+                if target.startswith("CNI-"):
+                    chains.add(target)
+    for chain in sorted(chains):
+        base.run_cli(["iptables", "-t", "nat", "-F", chain])
+        base.run_cli(["iptables", "-t", "nat", "-X", chain])

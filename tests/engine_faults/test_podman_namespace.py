@@ -46,21 +46,32 @@ class PodmanNamespaceTestCase(unittest.TestCase):
         name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
         instance = self.driver.create(name)
         self.driver.wait_running(instance, self.conf.boot_timeout)
-        return name
+        return name, self.driver._checked("inspect", "--format", "{{.Id}}",
+                                          name).strip()
 
     def test_a_container_that_outlived_the_namespace_is_removed_at_start(self):
-        name = self.boot()
+        name, container_id = self.boot()
+        self.assertIn(container_id, nat_rules())  # its port mapping
         # What a killed run leaves: the holder gone, the container not.
         self.holder.stop()
         out = self.engines("start")
-        self.assertRegex(out, r"podman: removed [0-9a-f]{12} \(its network "
-                              r"namespace was gone\)")
+        self.assertIn("podman: removed %s (its network namespace was gone)"
+                      % container_id[:12], out)
         self.assertNotIn(name, self.driver.list_names(""))
+        # Left in place, its 127.0.0.1:PORT mapping would capture the next
+        # container any engine publishes on that port.
+        self.assertNotIn(container_id, nat_rules())
 
     def test_stopping_the_engine_removes_our_containers_first(self):
-        name = self.boot()
+        name, container_id = self.boot()
         out = self.engines("stop")
         self.assertIn("(it cannot outlive podman's mount namespace)", out)
         self.assertIn("podman-mounts: stopped", out)
         self.engines("start")
         self.assertNotIn(name, self.driver.list_names(""))
+        self.assertNotIn(container_id, nat_rules())
+
+
+def nat_rules():
+    return subprocess.run(["iptables-save", "-t", "nat"], check=True,
+                          capture_output=True, text=True).stdout
