@@ -28,7 +28,7 @@ class Daemon(object):
     """
 
     def __init__(self, name, argv, cache_dir, answers=None, prepare=None,
-                 after_start=None, before_stop=None):
+                 after_start=None, before_stop=None, own_pidfiles=()):
         self.name = name
         self.argv = argv
         self.cache_dir = cache_dir
@@ -38,6 +38,10 @@ class Daemon(object):
         # that needs the daemon up; report(text) tells the user.
         self.after_start = after_start
         self.before_stop = before_stop
+        # The daemon's own pid files: after a crash they name dead (or not
+        # yet reaped) processes; dockerd then refuses to start, or waits
+        # for the containerd it had started until it times out.
+        self.own_pidfiles = own_pidfiles
 
     def _files(self):
         directory = os.path.join(os.path.expanduser(self.cache_dir),
@@ -62,6 +66,7 @@ class Daemon(object):
             self.prepare()
         if self.answers():
             return False
+        self._remove_stale_own_pidfiles()
         pidfile, logfile = self._files()
         with open(logfile, "ab") as log:
             proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
@@ -79,6 +84,16 @@ class Daemon(object):
                                        "%s" % (self.name, timeout, logfile))
             time.sleep(0.2)
         return True
+
+    def _remove_stale_own_pidfiles(self):
+        for path in self.own_pidfiles:
+            try:
+                with open(path) as f:
+                    pid = int(f.read().strip())
+            except (OSError, ValueError):
+                continue
+            if not alive(pid):
+                _remove(path)
 
     def stop(self, timeout=30):
         """Stop the daemon started here (no other); True when stopped."""
@@ -200,12 +215,13 @@ def _libvirtd_config(cache):
 def daemons(conf):
     """The daemons local drivers need, by engine name, in start order."""
     docker_socket = conf.docker_url.replace("unix://", "", 1)
+    docker_pid = os.path.join(os.path.dirname(docker_socket), "docker.pid")
     cache = conf.image_cache_dir
     found = {
         "docker": [Daemon("dockerd", [
-            "dockerd", "--host", conf.docker_url, "--pidfile",
-            os.path.join(os.path.dirname(docker_socket), "docker.pid"),
-        ], cache, _docker_answers(conf))],
+            "dockerd", "--host", conf.docker_url, "--pidfile", docker_pid,
+        ], cache, _docker_answers(conf), own_pidfiles=(
+            docker_pid, "/var/run/docker/containerd/containerd.pid"))],
         "kvm": [
             Daemon("virtlogd", ["virtlogd"], cache,
                    _socket_answers("/run/libvirt/virtlogd-sock")),

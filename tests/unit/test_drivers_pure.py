@@ -1,6 +1,8 @@
 """The parts of the local drivers that need no engine."""
 
 import os
+import subprocess
+import tempfile
 import unittest
 from xml.etree import ElementTree
 
@@ -122,6 +124,19 @@ class DaemonTestCase(unittest.TestCase):
     def test_alive_is_false_for_a_missing_pid(self):
         self.assertTrue(daemons.alive(os.getpid()))
         self.assertFalse(daemons.alive(2 ** 22 + 12345))
+
+    def test_a_crashed_daemons_own_pid_file_is_removed_before_start(self):
+        dead = subprocess.Popen(["true"])
+        dead.wait()
+        with tempfile.TemporaryDirectory() as scratch:
+            own = os.path.join(scratch, "own.pid")
+            daemon = daemons.Daemon("x", ["true"], scratch,
+                                    own_pidfiles=(own,))
+            for pid, kept in ((os.getpid(), True), (dead.pid, False)):
+                with open(own, "w") as f:
+                    f.write("%d\n" % pid)
+                daemon._remove_stale_own_pidfiles()
+                self.assertEqual(kept, os.path.exists(own), pid)
 
     def test_every_engine_daemon_list_is_ordered(self):
         for name, group in daemons.daemons(conf()).items():
