@@ -74,11 +74,6 @@ def _daemon_reachable(url, what):
                                "%s" % (what, url, e))
 
 
-def _no_network(network):
-    return ("docker network %r does not exist (option docker_network in "
-            "[container_bench]; see docker network ls)" % network)
-
-
 class DockerDriver(base.Driver):
     name = "docker"
 
@@ -99,10 +94,6 @@ class DockerDriver(base.Driver):
         return self._local.client
 
     def prepare(self):
-        try:
-            self.client.networks.get(self.conf.docker_network)
-        except docker_errors.NotFound:
-            raise base.DriverError(_no_network(self.conf.docker_network))
         try:
             self.client.images.get(self.image.tag)
             return
@@ -188,7 +179,9 @@ class DockerDriver(base.Driver):
         try:
             client.networks.get(conf.docker_network)
         except docker_errors.NotFound:
-            return False, _no_network(conf.docker_network)
+            return False, ("docker network %r does not exist (option "
+                           "docker_network in [container_bench]; see docker "
+                           "network ls)" % conf.docker_network)
         finally:
             client.close()
         return True, "docker %s at %s" % (version, conf.docker_url)

@@ -12,6 +12,7 @@ import subprocess
 import threading
 import time
 
+from rally_container_bench.drivers import base
 from rally_container_bench.drivers import registry
 from rally_container_bench.task.contexts import local_cleanup
 from rally_container_bench.task.scenarios import local
@@ -116,10 +117,8 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
             {"test": "cpu", "cpu_max_prime": 19997, "time": 300}]))
         uuid = self.wait_for_line(rally, _STARTED, timeout=120)
         self.addCleanup(self._remove_containers_of, uuid)
-        deadline = time.monotonic() + 120
-        while len(self.containers(uuid)) < 2:
-            self.assertLess(time.monotonic(), deadline, "no containers")
-            time.sleep(0.5)
+        base.wait_until(lambda: len(self.containers(uuid)) >= 2, 120, 0.5,
+                        "2 containers of task %s" % uuid)
         os.killpg(rally.pid, signal.SIGKILL)
         rally.wait(timeout=60)
         leaked = self.containers(uuid)

@@ -8,6 +8,8 @@ import tempfile
 import time
 import unittest
 
+from rally_container_bench.drivers import base
+
 from tests.functional import helpers
 
 SAMPLE = os.path.join("samples", "tasks", "scenarios", "native-host",
@@ -156,10 +158,8 @@ class RallyNativeTestCase(unittest.TestCase):
                                 stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         self.addCleanup(helpers.kill_group, rally.pid)
-        deadline = time.monotonic() + 60
-        while len(helpers.processes(marker)) < 2:
-            self.assertLess(time.monotonic(), deadline, "sysbench not seen")
-            time.sleep(0.2)
+        base.wait_until(lambda: len(helpers.processes(marker)) >= 2, 60, 0.2,
+                        "2 sysbench processes")
         os.killpg(rally.pid, signal.SIGINT)
         rally.wait(timeout=60)
         time.sleep(0.5)
