@@ -15,7 +15,7 @@ python="${PYTHON:-python3}"
 packages=(sysbench gcc make autoconf automake libtool python3-venv chromium
           debootstrap e2fsprogs qemu-utils openssh-client
           docker.io podman crun runc containernetworking-plugins conmon
-          slirp4netns uidmap catatonit iptables
+          slirp4netns uidmap catatonit iptables iproute2
           lxc
           qemu-system-x86 libvirt-daemon-system libvirt-clients
           libvirt-daemon-driver-qemu)
