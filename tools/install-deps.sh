@@ -18,7 +18,7 @@ packages=(sysbench gcc make autoconf automake libtool python3-venv chromium
           slirp4netns uidmap catatonit iptables iproute2
           lxc
           qemu-system-x86 libvirt-daemon-system libvirt-clients
-          libvirt-daemon-driver-qemu)
+          libvirt-daemon-driver-qemu libvirt-daemon-driver-lxc)
 
 missing=()
 for pkg in "${packages[@]}"; do

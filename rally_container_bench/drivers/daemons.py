@@ -212,6 +212,19 @@ def _libvirtd_config(cache):
     return path
 
 
+def _libvirtd_argv(cache):
+    argv = ["libvirtd", "--config", _libvirtd_config(cache)]
+    if not hybrid_cgroups():
+        return argv
+    # libvirt-LXC (Nova's LXC compute in tools/openstack-aio) refuses the
+    # hybrid layout: libvirtd runs in a mount namespace of its own without
+    # the cgroup2 mount, as podman does below. QEMU domains do not mind.
+    # A slave namespace: it still sees what is mounted on the host later
+    # (Nova mounts an LXC instance's root there before libvirt starts it).
+    return ["unshare", "-m", "--propagation", "slave", "sh", "-c",
+            'umount /sys/fs/cgroup/unified && exec "$@"', "libvirtd"] + argv
+
+
 def daemons(conf):
     """The daemons local drivers need, by engine name, in start order."""
     docker_socket = conf.docker_url.replace("unix://", "", 1)
@@ -225,9 +238,8 @@ def daemons(conf):
         "kvm": [
             Daemon("virtlogd", ["virtlogd"], cache,
                    _socket_answers("/run/libvirt/virtlogd-sock")),
-            Daemon("libvirtd", ["libvirtd", "--config",
-                                _libvirtd_config(cache)],
-                   cache, _libvirt_answers(conf), prepare=share_kvm_device),
+            Daemon("libvirtd", _libvirtd_argv(cache), cache,
+                   _libvirt_answers(conf), prepare=share_kvm_device),
         ],
     }
     if hybrid_cgroups():

@@ -25,31 +25,38 @@ import subprocess
 import sys
 import time
 
-BUILDER_VERSION = "1"
+BUILDER_VERSION = "2"
 SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 PACKAGES = ("openssh-server", "sysbench", "iproute2", "kmod", "e2fsprogs",
-            "linux-image-amd64", "initramfs-tools")
+            "linux-image-amd64", "initramfs-tools", "busybox")
 DISK_SIZE = "4G"
 KEY_NAME = "id_ed25519"
 
 # PID 1 of a VM guest (QEMU boots it with init=) and the entry of a system
-# container: mounts what sshd needs, brings up QEMU's user-mode network
-# (10.0.2.15, gateway 10.0.2.2 inside QEMU's own slirp), runs sshd.
+# container: mounts what sshd needs, brings up the network, runs sshd.
+# "vm" (local QEMU): QEMU's user-mode network (10.0.2.15, gateway 10.0.2.2
+# inside QEMU's own slirp). "dhcp" (a Nova VM, whose image passes it in
+# os_command_line) or a libvirt-LXC container (Nova's LXC driver starts
+# /sbin/init with container=lxc-libvirt): DHCP from Neutron.
 INIT_SCRIPT = r"""#!/bin/sh
-# rally-container-bench guest init: mount, network (VM only), sshd.
+# rally-container-bench guest init: mount, network, sshd.
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
+mode=$1
+[ "$container" = lxc-libvirt ] && mode=dhcp
 mountpoint -q /proc || mount -t proc proc /proc
 mountpoint -q /sys || mount -t sysfs sysfs /sys
 mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /run/sshd
 mountpoint -q /dev/pts || mount -t devpts devpts /dev/pts
-if [ "$1" = vm ]; then
+if [ "$mode" = vm ] || { [ "$mode" = dhcp ] && [ -e /dev/vda ]; }; then
     mount -o remount,rw / 2>/dev/null
     # The instance's disk may be larger than the image: grow into it.
     resize2fs /dev/vda >/dev/null 2>&1
     modprobe virtio_net
+fi
+if [ "$mode" = vm ] || [ "$mode" = dhcp ]; then
     ip link set lo up
     # The first interface that is not lo (udev may rename eth0 to ensN).
     dev=
@@ -62,8 +69,13 @@ if [ "$1" = vm ]; then
     done
     echo "rcbench-guest: network on ${dev:-NO INTERFACE}"
     ip link set "$dev" up
-    ip addr add 10.0.2.15/24 dev "$dev"
-    ip route add default via 10.0.2.2
+    if [ "$mode" = dhcp ]; then
+        # Retries until Neutron's dnsmasq answers, then stays to renew.
+        busybox udhcpc -i "$dev" -s /sbin/rcbench-dhcp -t 60 -T 1 -b
+    else
+        ip addr add 10.0.2.15/24 dev "$dev"
+        ip route add default via 10.0.2.2
+    fi
 fi
 echo "rcbench-guest: starting sshd"
 if [ -n "$RCBENCH_SSH_PORT" ]; then
@@ -71,6 +83,21 @@ if [ -n "$RCBENCH_SSH_PORT" ]; then
     exec /usr/sbin/sshd -D -e -p "$RCBENCH_SSH_PORT" -o ListenAddress=127.0.0.1
 fi
 exec /usr/sbin/sshd -D -e
+"""
+
+
+# busybox udhcpc calls it with the lease in the environment.
+DHCP_SCRIPT = r"""#!/bin/sh
+case "$1" in
+deconfig) ip -4 addr flush dev "$interface" ;;
+bound|renew)
+    ip -4 addr flush dev "$interface"
+    ip addr add "$ip/${mask:-24}" dev "$interface"
+    for r in $router; do ip route replace default via "$r"; break; done
+    echo "rcbench-guest: $interface has $ip"
+    ;;
+esac
+exit 0
 """
 
 
@@ -86,6 +113,7 @@ def log(message):
 def inputs(mirror=DEFAULT_MIRROR):
     return {"builder": BUILDER_VERSION, "suite": SUITE, "mirror": mirror,
             "packages": list(PACKAGES), "init": INIT_SCRIPT,
+            "dhcp": DHCP_SCRIPT,
             "disk_size": DISK_SIZE}
 
 
@@ -199,6 +227,14 @@ def _configure(image):
     with open(init, "w") as f:
         f.write(INIT_SCRIPT)
     os.chmod(init, 0o755)
+    dhcp = os.path.join(root, "sbin", "rcbench-dhcp")
+    with open(dhcp, "w") as f:
+        f.write(DHCP_SCRIPT)
+    os.chmod(dhcp, 0o755)
+    # Nova's libvirt-LXC driver always starts /sbin/init.
+    sbin_init = os.path.join(root, "sbin", "init")
+    if not os.path.lexists(sbin_init):
+        os.symlink("rcbench-init", sbin_init)
     os.makedirs(os.path.join(root, "run", "sshd"), exist_ok=True)
     _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C",
           "rally-container-bench guest", "-f", image.private_key],

@@ -186,3 +186,33 @@ class EngineReadyValidator(validation.Validator):
             registry.guest_image(conf)
         except base.DriverError as e:
             self.fail("driver %r has no image to boot: %s" % (name, e))
+
+
+@validation.configure(name="rcbench_nova_image_or_upload")
+class NovaImageValidator(validation.Validator):
+    """A server needs an image: the argument, or the rcbench_guest upload.
+
+    The rcbench_guest context must be there either way (its key pair is
+    the login), and its upload needs the guest image built here.
+    """
+
+    def __init__(self, param_name="image"):
+        super().__init__()
+        self.param_name = param_name
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        contexts = (config or {}).get("contexts", {})
+        guest = next((value for key, value in contexts.items()
+                      if key.split("@")[0] == "rcbench_guest"), None)
+        if guest is None:
+            self.fail("the rcbench_guest context is required: its key pair "
+                      "is how the scenario logs in")
+        uploads = (guest or {}).get("upload", True)
+        if _arg(config, self.param_name) is None and not uploads:
+            self.fail("%s is required when rcbench_guest has upload: false"
+                      % self.param_name)
+        if uploads:
+            try:
+                registry.guest_image(opts.register())
+            except base.DriverError as e:
+                self.fail("rcbench_guest uploads %s" % e)

@@ -2,23 +2,21 @@
 
 import contextlib
 
-from rally.common import logging
 from rally.common import validation
-from rally.task import atomic
 from rally.task import scenario
 
 from rally_container_bench.drivers import native
 from rally_container_bench.drivers import registry
 from rally_container_bench import opts
+from rally_container_bench.task.scenarios import phases
 from rally_container_bench.task.scenarios import sysbench_utils
-
-LOG = logging.getLogger(__name__)
 
 _CONTEXTS = {"rcbench_interrupt@default": {},
              "rcbench_local_cleanup@default": {}}
 
 
-class LocalInstancesScenario(sysbench_utils.SysbenchScenarioMixin,
+class LocalInstancesScenario(phases.InstancePhasesMixin,
+                             sysbench_utils.SysbenchScenarioMixin,
                              scenario.Scenario):
     """Phases of one instance's life as Rally atomic actions."""
 
@@ -28,51 +26,6 @@ class LocalInstancesScenario(sysbench_utils.SysbenchScenarioMixin,
     @staticmethod
     def _metadata(engine):
         return dict(native.host_facts(), **engine.describe())
-
-    @contextlib.contextmanager
-    def _instance(self, driver):
-        """Boot (build + network); always delete, timed when it booted.
-
-        When the iteration already failed and the delete fails too (e.g.
-        the engine died), the iteration reports the first error; the
-        cleanup context or ``rcbench cleanup`` gets the instance later.
-        """
-        conf = opts.register()
-        instance = None
-        failed = False
-        try:
-            with atomic.ActionTimer(self, "build"):
-                instance = driver.create(self.generate_random_name())
-                driver.wait_running(instance, conf.boot_timeout)
-            with atomic.ActionTimer(self, "network"):
-                driver.wait_reachable(instance, conf.ssh_timeout)
-            driver.record_engine_times(instance)
-            yield instance
-        except BaseException:
-            failed = True
-            raise
-        finally:
-            if instance is not None:
-                try:
-                    with atomic.ActionTimer(self, "delete"):
-                        driver.delete(instance)
-                        driver.wait_deleted(instance, conf.delete_timeout)
-                except Exception as e:
-                    if not failed:
-                        raise
-                    LOG.warning("%s was not deleted after the iteration "
-                                "failed: %s" % (instance.name, e))
-                self.add_output(complete=_engine_times_table(instance))
-
-
-def _engine_times_table(instance):
-    rows = [[key, "" if value is None else "%.6f" % value]
-            for key, value in sorted(instance.engine_times.items())]
-    return {"title": "engine timestamps",
-            "description": "The engine's own clock (epoch seconds) for %s"
-                           % instance.name,
-            "chart_plugin": "Table",
-            "data": {"cols": ["event", "epoch_s"], "rows": rows}}
 
 
 @validation.add("enum", param_name="driver", values=list(registry.NAMES))

@@ -1,0 +1,242 @@
+"""Nova servers: KVM/QEMU, libvirt-LXC, nova-docker, Ironic alike.
+
+The driver gets a novaclient (and, for floating IPs, a neutronclient)
+from the scenario, which takes them from the Rally environment's
+credentials; no Rally import here. Which hypervisor a server lands on is
+the operator's choice as Nova offers it: the image's hypervisor_type
+(ImagePropertiesFilter), an availability zone, scheduler hints or the
+flavor's extra specs.
+
+Timestamps: ``build`` is timed by the client from the POST to the poll
+that sees ACTIVE, so it includes up to one poll interval
+(``[container_bench] nova_poll_interval``); the server's own ``created``
+and ``OS-SRV-USG:launched_at`` and the instance-action events (where the
+user may read them) are recorded next to it as the engine's times.
+"""
+
+import dataclasses
+import datetime
+import subprocess
+import time
+
+from rally_container_bench.drivers import base
+
+# Fault messages from Nova can be long tracebacks.
+_FAULT_CHARS = 600
+
+
+@dataclasses.dataclass(frozen=True)
+class BootRequest:
+    """Everything of a server create request but its name."""
+
+    image: str
+    flavor: str
+    network: str | None = None
+    key_name: str | None = None
+    security_groups: tuple = ()
+    availability_zone: str | None = None
+    scheduler_hints: dict | None = None
+    # Reach the server at a floating IP from this external network instead
+    # of its fixed IP (which must then be routable from the Rally host).
+    floating_network: str | None = None
+    ssh_user: str = "root"
+    ssh_port: int = 22
+
+
+def epoch(stamp):
+    """Nova's ISO 8601 timestamp (with or without zone) -> epoch seconds."""
+    if not stamp:
+        return None
+    text = stamp.replace("Z", "+00:00")
+    parsed = datetime.datetime.fromisoformat(text)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+    return parsed.timestamp()
+
+
+def fixed_ipv4(addresses, network_name=None):
+    """The first IPv4 address of a server's ``addresses`` (one network's)."""
+    for name, entries in sorted(addresses.items()):
+        if network_name and name != network_name:
+            continue
+        for entry in entries:
+            if entry.get("version", 4) == 4 and \
+                    entry.get("OS-EXT-IPS:type", "fixed") == "fixed":
+                return entry["addr"]
+    return None
+
+
+def action_event_times(actions):
+    """Instance-action events as {"<action>.<event>.start|finish": epoch}."""
+    times = {}
+    for action in actions:
+        for event in action.get("events") or ():
+            key = "%s.%s" % (action["action"], event["event"])
+            times[key + ".start"] = epoch(event.get("start_time"))
+            times[key + ".finish"] = epoch(event.get("finish_time"))
+    return times
+
+
+class NovaDriver(base.Driver):
+    """Servers of one Nova endpoint, booted from one BootRequest."""
+
+    name = "nova"
+
+    def __init__(self, nova, request, private_key, conf, neutron=None,
+                 network_name=None, hypervisor=None):
+        super().__init__(image=None, conf=conf)
+        self.nova = nova
+        self.neutron = neutron
+        self.request = request
+        self.private_key = private_key
+        self.network_name = network_name
+        self.hypervisor = hypervisor
+
+    def create(self, name):
+        r = self.request
+        nics = [{"net-id": r.network}] if r.network else "auto"
+        server = self.nova.servers.create(
+            name, r.image, r.flavor, nics=nics, key_name=r.key_name,
+            security_groups=list(r.security_groups) or None,
+            availability_zone=r.availability_zone,
+            scheduler_hints=r.scheduler_hints or None)
+        return base.Instance(name=name, id=server.id, ssh_host=None,
+                             ssh_port=r.ssh_port, ssh_user=r.ssh_user,
+                             private={"server": server})
+
+    def _get(self, instance):
+        return self.nova.servers.get(instance.id)
+
+    def wait_running(self, instance, timeout):
+        def active():
+            server = self._get(instance)
+            if server.status == "ERROR":
+                fault = getattr(server, "fault", {}) or {}
+                raise base.DriverError(
+                    "server %s went to ERROR: %s"
+                    % (instance.name, str(fault.get("message", fault))
+                       [:_FAULT_CHARS]))
+            return server if server.status == "ACTIVE" else None
+        server = base.wait_until(active, timeout,
+                                 self.conf.nova_poll_interval,
+                                 "server %s ACTIVE" % instance.name)
+        instance.private["server"] = server
+        instance.ssh_host = self._address(instance, server)
+
+    def _address(self, instance, server):
+        if self.request.floating_network:
+            return self._attach_floating_ip(instance, server)
+        address = fixed_ipv4(server.addresses, self.network_name)
+        if address is None:
+            raise base.DriverError("server %s is ACTIVE without an IPv4 "
+                                   "address: %s"
+                                   % (instance.name, server.addresses))
+        return address
+
+    def _attach_floating_ip(self, instance, server):
+        ports = self.neutron.list_ports(device_id=server.id)["ports"]
+        if not ports:
+            raise base.DriverError("server %s has no port for a floating IP"
+                                   % instance.name)
+        floating = self.neutron.create_floatingip({"floatingip": {
+            "floating_network_id": self.request.floating_network,
+            "port_id": ports[0]["id"],
+            "description": instance.name}})["floatingip"]
+        instance.private["floating_ip_id"] = floating["id"]
+        return floating["floating_ip_address"]
+
+    def wait_pingable(self, instance, timeout):
+        """Return when the server answers ICMP echo (first network step)."""
+        def answers():
+            proc = subprocess.run(
+                ["ping", "-c", "1", "-W", "1", "-n", instance.ssh_host],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return proc.returncode == 0
+        base.wait_until(answers, timeout, self.conf.ssh_poll_interval,
+                        "ping %s (%s)" % (instance.name, instance.ssh_host))
+
+    def executor(self, instance):
+        from rally_container_bench.drivers import ssh
+        return ssh.SSHExecutor(instance, self.private_key, kind=self.name)
+
+    def record_engine_times(self, instance):
+        if instance.engine_times:
+            return
+        server = self._get(instance)
+        times = {"created": epoch(getattr(server, "created", None)),
+                 "launched_at": epoch(
+                     getattr(server, "OS-SRV-USG:launched_at", None))}
+        try:
+            actions = []
+            for action in self.nova.instance_action.list(instance.id):
+                detail = self.nova.instance_action.get(
+                    instance.id, action.request_id)
+                actions.append(detail.to_dict())
+            times.update(action_event_times(actions))
+        except Exception as e:  # policy may hide events from users
+            times["instance_actions_unreadable"] = None
+            instance.private["actions_error"] = str(e)
+        instance.engine_times = times
+
+    def delete(self, instance):
+        floating = instance.private.pop("floating_ip_id", None)
+        if floating:
+            self.neutron.delete_floatingip(floating)
+        self.nova.servers.delete(instance.id)
+
+    def wait_deleted(self, instance, timeout):
+        from novaclient import exceptions as nova_exceptions
+
+        def gone():
+            try:
+                server = self._get(instance)
+            except nova_exceptions.NotFound:
+                return True
+            if server.status == "ERROR":
+                raise base.DriverError("server %s went to ERROR while "
+                                       "being deleted" % instance.name)
+            return server.status == "DELETED"
+        base.wait_until(gone, timeout, self.conf.nova_poll_interval,
+                        "server %s gone" % instance.name)
+
+    def list_names(self, prefix):
+        return [s.name for s in self.nova.servers.list(
+            search_opts={"name": "^" + prefix})
+            if s.name.startswith(prefix)]
+
+    def describe(self):
+        facts = {"driver": self.name, "nova_image": self.request.image,
+                 "flavor": self.request.flavor}
+        if self.hypervisor:
+            facts.update(self.hypervisor)
+        return facts
+
+    @classmethod
+    def check(cls, conf):
+        return True, "reached through the Rally environment's credentials"
+
+
+def hypervisor_facts(nova, server):
+    """What ran the server, for result metadata (admin-only fields).
+
+    The comparison report groups by driver, runtime and acceleration:
+    runtime is Nova's hypervisor type (QEMU, LXC, docker, ironic).
+    """
+    host = getattr(server, "OS-EXT-SRV-ATTR:host", None)
+    node = getattr(server, "OS-EXT-SRV-ATTR:hypervisor_hostname", None)
+    facts = {"compute_host": host, "hypervisor_hostname": node}
+    if node:
+        try:
+            found = nova.hypervisors.search(node, detailed=True)
+        except Exception:
+            found = []
+        for hypervisor in found:
+            if hypervisor.hypervisor_hostname == node:
+                facts["runtime"] = hypervisor.hypervisor_type.lower()
+                facts["hypervisor_version"] = getattr(
+                    hypervisor, "hypervisor_version", None)
+    return facts
+
+
+def now():
+    return time.time()

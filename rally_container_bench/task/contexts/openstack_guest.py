@@ -1,0 +1,151 @@
+"""rcbench_guest: the offline-built guest image in Glance, and its key.
+
+Uploads the guest image (``rcbench images build``) in the form the target
+hypervisor boots, for every tenant of the task:
+
+  qemu, kvm  an ext4 root filesystem image (qcow2, no bootloader) with its
+             kernel (aki) and initrd (ari) linked by kernel_id/ramdisk_id
+             and an os_command_line that starts the guest init in DHCP mode
+  lxc        the same root filesystem image for Nova's libvirt-LXC driver
+             (which mounts it and starts /sbin/init)
+
+and sets ``hypervisor_type`` on it, so Nova's ImagePropertiesFilter puts
+the server on a compute node of that hypervisor. The key pair registered
+in Nova holds the image's own public key (the one root's authorized_keys
+already lists), so a login works whether or not the cloud injects keys.
+With ``upload: false`` only the key pair is created: boot your own image
+(e.g. a nova-docker one) that authorizes the same key.
+
+Everything is named with Rally's random names and deleted at cleanup, also
+by Rally's resource cleanup when this context's own cleanup cannot run.
+"""
+
+import contextlib
+
+from rally.common import logging
+from rally.common import validation
+from rally import exceptions
+from rally.task import context
+from rally_openstack.common import consts
+from rally_openstack.common.services.image import image as image_service
+from rally_openstack.task.cleanup import manager as resource_manager
+from rally_openstack.task import context as os_context
+
+from rally_container_bench.drivers import registry
+from rally_container_bench import opts
+
+LOG = logging.getLogger(__name__)
+
+# What the guest init needs from the kernel command line of a Nova VM:
+# its root (the image is a filesystem, no partition table) and "dhcp".
+VM_COMMAND_LINE = ("root=/dev/vda rw console=ttyS0 net.ifnames=0 "
+                   "init=/sbin/rcbench-init -- dhcp")
+VM_HYPERVISORS = ("qemu", "kvm")
+HYPERVISORS = VM_HYPERVISORS + ("lxc",)
+
+
+def image_forms(hypervisor_type, image):
+    """[(role, disk_format, container_format, path, properties)] in upload
+    order; "{kernel}"/"{ramdisk}" in properties name earlier uploads."""
+    disk_props = {"hypervisor_type": hypervisor_type,
+                  "rcbench_guest_id": image.id}
+    if hypervisor_type in VM_HYPERVISORS:
+        disk_props.update(kernel_id="{kernel}", ramdisk_id="{ramdisk}",
+                          os_command_line=VM_COMMAND_LINE)
+        return [("kernel", "aki", "aki", image.kernel, {}),
+                ("ramdisk", "ari", "ari", image.initrd, {}),
+                ("disk", "qcow2", "bare", image.disk, disk_props)]
+    if hypervisor_type == "lxc":
+        disk_props["hw_vm_mode"] = "exe"
+        return [("disk", "qcow2", "bare", image.disk, disk_props)]
+    raise ValueError("no image form for hypervisor_type %r" % hypervisor_type)
+
+
+def _resolved(properties, uploaded):
+    return {key: value.format(**uploaded) if isinstance(value, str)
+            else value for key, value in properties.items()}
+
+
+@validation.add("required_platform", platform="openstack", users=True)
+@context.configure(name="rcbench_guest", platform="openstack", order=410)
+class GuestImage(os_context.OpenStackContext):
+    """Upload the rally-container-bench guest image, register its key."""
+
+    CONFIG_SCHEMA = {
+        "type": "object",
+        "$schema": consts.JSON_SCHEMA,
+        "properties": {
+            "hypervisor_type": {"enum": list(HYPERVISORS)},
+            "upload": {"type": "boolean"},
+            "properties": {"type": "object",
+                           "additionalProperties": {"type": "string"}},
+        },
+        "additionalProperties": False,
+    }
+    DEFAULT_CONFIG = {"hypervisor_type": "qemu", "upload": True}
+
+    def setup(self):
+        try:
+            image = registry.guest_image(opts.register())
+        except Exception as e:
+            raise exceptions.ContextSetupFailure(
+                ctx_name=self.get_name(), msg=str(e))
+        with open(image.private_key + ".pub") as f:
+            public_key = f.read().strip()
+        for user, tenant_id in self._iterate_per_tenants():
+            clients = user["credential"].clients()
+            guest = {"private_key_file": image.private_key,
+                     "image_dir": image.dir}
+            keypair = clients.nova().keypairs.create(
+                self.generate_random_name(), public_key=public_key)
+            guest["key_name"] = keypair.name
+            if self.config.get("upload", True):
+                guest["uploaded"] = self._upload(clients, image)
+                guest["image"] = guest["uploaded"]["disk"]
+            self.context["tenants"][tenant_id]["rcbench_guest"] = guest
+
+    def _upload(self, clients, image):
+        glance = image_service.Image(
+            clients, name_generator=self.generate_random_name,
+            atomic_inst=self.atomic_actions())
+        uploaded = {}
+        forms = image_forms(self.config.get("hypervisor_type", "qemu"),
+                            image)
+        for role, disk_format, container_format, path, props in forms:
+            props = dict(_resolved(props, uploaded),
+                         **self.config.get("properties", {}))
+            LOG.info("uploading the guest image's %s (%s) to Glance"
+                     % (role, path))
+            created = glance.create_image(
+                container_format=container_format, image_location=path,
+                disk_format=disk_format, properties=props)
+            uploaded[role] = created.id
+        return uploaded
+
+    def cleanup(self):
+        for user, tenant_id in self._iterate_per_tenants():
+            guest = self.context["tenants"][tenant_id].get(
+                "rcbench_guest", {})
+            clients = user["credential"].clients()
+            if guest.get("key_name"):
+                with _logged("key pair %s" % guest["key_name"]):
+                    clients.nova().keypairs.delete(guest["key_name"])
+            for image_id in guest.get("uploaded", {}).values():
+                with _logged("image %s" % image_id):
+                    clients.glance("2").images.delete(image_id)
+        # What the loop above could not see (setup failed half-way).
+        resource_manager.cleanup(
+            names=["glance.images", "nova.keypairs"],
+            admin=self.context.get("admin"), users=self.context["users"],
+            superclass=self.__class__, task_id=self.get_owner_id())
+
+
+@contextlib.contextmanager
+def _logged(what):
+    try:
+        yield
+    except Exception as e:
+        if "NotFound" not in type(e).__name__ and "404" not in str(e):
+            LOG.warning("rcbench_guest cleanup: %s not deleted: %s"
+                        % (what, e))
+

@@ -1,0 +1,204 @@
+"""NovaInstances: servers on any Nova hypervisor, phase by phase."""
+
+import contextlib
+
+from rally.common import validation
+from rally.task import atomic
+from rally.task import types
+from rally_openstack.common import consts
+from rally_openstack.task import scenario
+
+from rally_container_bench.drivers import nova as nova_driver
+from rally_container_bench import opts
+from rally_container_bench.task.scenarios import phases
+from rally_container_bench.task.scenarios import sysbench_utils
+
+_CONTEXTS = {"cleanup@openstack": ["nova"],
+             "rcbench_interrupt@default": {}}
+
+# A Linux guest offers the kvm-clock clocksource only under KVM: how the
+# report tells a QEMU server under KVM from one under TCG (Nova reports
+# hypervisor type QEMU for both).
+_CLOCKSOURCES = "/sys/devices/system/clocksource/clocksource0/" \
+                "available_clocksource"
+_VM_RUNTIMES = ("qemu", "kvm")
+
+
+class NovaInstancesScenario(phases.InstancePhasesMixin,
+                            sysbench_utils.SysbenchScenarioMixin,
+                            scenario.OpenStackScenario):
+    """Build, network (ping, then SSH), delete of one Nova server."""
+
+    def _driver(self, flavor, image, network, floating_network,
+                availability_zone, scheduler_hints, ssh_user):
+        guest = self.context["tenant"].get("rcbench_guest", {})
+        image = image or guest.get("image")
+        with open(guest["private_key_file"]) as f:
+            private_key = f.read()
+        network_id, network_name = self._network_ref(network)
+        request = nova_driver.BootRequest(
+            image=image, flavor=flavor, network=network_id,
+            key_name=guest.get("key_name"),
+            security_groups=self._security_groups(),
+            availability_zone=availability_zone,
+            scheduler_hints=scheduler_hints,
+            floating_network=self._network_ref(floating_network)[0],
+            ssh_user=ssh_user)
+        return nova_driver.NovaDriver(
+            self.clients("nova"), request, private_key, opts.register(),
+            neutron=self.clients("neutron") if floating_network else None,
+            network_name=network_name)
+
+    def _network_ref(self, network):
+        """(id, name) of a network given by name or id; (None, None)."""
+        if not network:
+            return None, None
+        neutron = self.clients("neutron")
+        for key in ("id", "name"):
+            found = neutron.list_networks(**{key: network})["networks"]
+            if found:
+                return found[0]["id"], found[0]["name"]
+        raise ValueError("no network %r visible to the task's users"
+                         % network)
+
+    def _security_groups(self):
+        secgroup = self.context["user"].get("secgroup")
+        return (secgroup["name"],) if secgroup else ()
+
+    def _network(self, driver, instance, conf):
+        with atomic.ActionTimer(self, "ping"):
+            driver.wait_pingable(instance, conf.ssh_timeout)
+        with atomic.ActionTimer(self, "ssh"):
+            driver.wait_reachable(instance, conf.ssh_timeout)
+
+    def _environment(self, driver, instance, hypervisor_type):
+        """Where the server ran: compute host, hypervisor, acceleration."""
+        facts = driver.describe()
+        facts["hypervisor_type_requested"] = hypervisor_type
+        try:
+            admin_nova = self.admin_clients("nova")
+        except Exception:
+            admin_nova = None
+        if admin_nova is not None:
+            server = admin_nova.servers.get(instance.id)
+            facts.update(nova_driver.hypervisor_facts(admin_nova, server))
+        runtime = facts.get("runtime") or hypervisor_type
+        facts["runtime"] = runtime
+        if runtime in _VM_RUNTIMES:
+            facts["acceleration"] = self._acceleration(driver, instance)
+        return facts
+
+    @staticmethod
+    def _acceleration(driver, instance):
+        executor = driver.executor(instance)
+        try:
+            result = executor.run(["cat", _CLOCKSOURCES], timeout=60)
+        finally:
+            executor.close()
+        if result.exit_code != 0:
+            return None
+        return "kvm" if "kvm-clock" in result.stdout else "tcg"
+
+
+def _validators(cls):
+    """The validators every NovaInstances scenario has."""
+    for add in reversed([
+            validation.add("required_services",
+                           services=[consts.Service.NOVA,
+                                     consts.Service.NEUTRON]),
+            validation.add("required_platform", platform="openstack",
+                           users=True),
+            validation.add("required_contexts", contexts=["rcbench_guest"]),
+            validation.add("enum", param_name="hypervisor_type",
+                           values=["qemu", "kvm", "lxc", "docker", "ironic"],
+                           missed=True),
+            validation.add("rcbench_nova_image_or_upload",
+                           param_name="image"),
+    ]):
+        cls = add(cls)
+    return cls
+
+
+@types.convert(flavor={"type": "nova_flavor"},
+               image={"type": "glance_image"})
+@_validators
+@scenario.configure(name="NovaInstances.boot_and_delete",
+                    platform="openstack", context=_CONTEXTS)
+class BootAndDelete(NovaInstancesScenario):
+
+    def run(self, flavor, image=None, network=None, floating_network=None,
+            availability_zone=None, scheduler_hints=None,
+            hypervisor_type="qemu", ssh_user="root"):
+        """Boot a server, wait for ping and SSH, delete it (KEK's scenario).
+
+        Atomic actions: build (POST -> ACTIVE, polled every
+        [container_bench] nova_poll_interval s), network with its steps
+        ping (ACTIVE -> ICMP echo answered) and ssh (-> a login works),
+        delete (DELETE -> Nova no longer lists it). The server's own
+        ``created``, ``launched_at`` and instance-action events are in the
+        "engine timestamps" table.
+
+        :param flavor: flavor ({"name": ...} or id)
+        :param image: image ({"name": ...} or id); default: the one the
+            rcbench_guest context uploaded
+        :param network: network (name or id) whose fixed IP the Rally host
+            reaches (a provider network); default: Nova's choice
+        :param floating_network: external network (name or id): reach the
+            server at a floating IP from it instead of its fixed IP
+        :param availability_zone: Nova availability zone (e.g. the one of
+            the container compute hosts)
+        :param scheduler_hints: Nova scheduler hints
+        :param hypervisor_type: the hypervisor the image targets (qemu,
+            kvm, lxc, docker, ironic): recorded as the runtime when the
+            task's users cannot read the hypervisor (admin-only)
+        :param ssh_user: the image's login user
+        """
+        driver = self._driver(flavor, image, network, floating_network,
+                              availability_zone, scheduler_hints, ssh_user)
+        with self._instance(driver) as instance:
+            self.add_environment(
+                self._environment(driver, instance, hypervisor_type))
+
+
+@types.convert(flavor={"type": "nova_flavor"},
+               image={"type": "glance_image"})
+@_validators
+@validation.add("rcbench_sysbench_tests", param_name="tests")
+@validation.add("number", param_name="timeout", minval=1, nullable=True)
+@scenario.configure(name="NovaInstances.boot_sysbench_delete",
+                    platform="openstack", context=_CONTEXTS)
+class BootSysbenchDelete(NovaInstancesScenario):
+
+    def run(self, flavor, tests, image=None, network=None,
+            floating_network=None, availability_zone=None,
+            scheduler_hints=None, hypervisor_type="qemu", ssh_user="root",
+            workdir="/root", timeout=None):
+        """Boot a server, run sysbench inside it over SSH, delete it.
+
+        The phases of boot_and_delete, and between network and delete
+        each sysbench test as the atomic action sysbench.<test> with its
+        metrics in the report: KEK's "boot a server and run sysbench".
+
+        :param flavor: flavor ({"name": ...} or id)
+        :param tests: sysbench presets or test mappings (see
+            NativeHost.sysbench)
+        :param image: image; default: the rcbench_guest context's
+        :param network: network whose fixed IP the Rally host reaches
+        :param floating_network: external network for a floating IP
+        :param availability_zone: Nova availability zone
+        :param scheduler_hints: Nova scheduler hints
+        :param hypervisor_type: the hypervisor the image targets
+        :param ssh_user: the image's login user
+        :param workdir: directory inside the server for fileio files
+        :param timeout: seconds one sysbench command may take
+        """
+        driver = self._driver(flavor, image, network, floating_network,
+                              availability_zone, scheduler_hints, ssh_user)
+        with self._instance(driver) as instance:
+            environment = self._environment(driver, instance,
+                                            hypervisor_type)
+            with contextlib.closing(driver.executor(instance)) as executor:
+                self.run_sysbench_tests(executor, tests, "sysbench",
+                                        workdir, timeout,
+                                        metadata=environment)
+

@@ -1,0 +1,68 @@
+"""The life of one instance as Rally atomic actions, for every driver.
+
+build (create request -> running), network (running -> reachable; a
+driver may time sub-steps inside it), delete (delete request -> gone).
+The same names for every engine, so reports line up across platforms.
+"""
+
+import contextlib
+
+from rally.common import logging
+from rally.task import atomic
+
+from rally_container_bench import opts
+
+LOG = logging.getLogger(__name__)
+
+
+class InstancePhasesMixin:
+
+    def _network(self, driver, instance, conf):
+        """The network phase's work: an SSH login by default."""
+        driver.wait_reachable(instance, conf.ssh_timeout)
+
+    @contextlib.contextmanager
+    def _instance(self, driver):
+        """Boot (build + network); always delete, timed when it booted.
+
+        When the iteration already failed and the delete fails too (e.g.
+        the engine died), the iteration reports the first error; the
+        cleanup context (or ``rcbench cleanup``, Rally's cleanup in a
+        cloud) gets the instance later.
+        """
+        conf = opts.register()
+        instance = None
+        failed = False
+        try:
+            with atomic.ActionTimer(self, "build"):
+                instance = driver.create(self.generate_random_name())
+                driver.wait_running(instance, conf.boot_timeout)
+            with atomic.ActionTimer(self, "network"):
+                self._network(driver, instance, conf)
+            driver.record_engine_times(instance)
+            yield instance
+        except BaseException:
+            failed = True
+            raise
+        finally:
+            if instance is not None:
+                try:
+                    with atomic.ActionTimer(self, "delete"):
+                        driver.delete(instance)
+                        driver.wait_deleted(instance, conf.delete_timeout)
+                except Exception as e:
+                    if not failed:
+                        raise
+                    LOG.warning("%s was not deleted after the iteration "
+                                "failed: %s" % (instance.name, e))
+                self.add_output(complete=engine_times_table(instance))
+
+
+def engine_times_table(instance):
+    rows = [[key, "" if value is None else "%.6f" % value]
+            for key, value in sorted(instance.engine_times.items())]
+    return {"title": "engine timestamps",
+            "description": "The engine's own clock (epoch seconds) for %s"
+                           % instance.name,
+            "chart_plugin": "Table",
+            "data": {"cols": ["event", "epoch_s"], "rows": rows}}

@@ -1,0 +1,95 @@
+# Shared by setup.sh and stop.sh: where the all-in-one cloud keeps its
+# state, which daemons it runs, and how they are started and stopped.
+# shellcheck shell=bash
+
+AIO_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+AIO_ETC=/etc/rcbench-aio          # secrets, openrc, Rally env spec
+AIO_RUN=/run/rcbench-aio          # pid files of the daemons started here
+AIO_LOG=/var/log/rcbench-aio      # their output
+
+# The provider network: a veth pair. Neutron's linuxbridge agent enslaves
+# AIO_PROVIDER_IF to the network's bridge; the host keeps AIO_HOST_IF
+# with the gateway address, so the Rally host reaches every instance's
+# fixed IP directly. Only addresses on this machine.
+AIO_PROVIDER_IF=rcb-prov0
+AIO_HOST_IF=rcb-prov1
+AIO_CIDR=${AIO_CIDR:-10.117.0.0/24}
+AIO_GATEWAY=${AIO_GATEWAY:-10.117.0.1}
+AIO_POOL_START=${AIO_POOL_START:-10.117.0.10}
+AIO_POOL_END=${AIO_POOL_END:-10.117.0.250}
+AIO_NETWORK=rcbench-provider
+
+# The two compute services: one libvirt QEMU/KVM, one libvirt-LXC.
+AIO_COMPUTES=(qemu lxc)
+
+# Daemons in start order (stop runs in reverse): name, user, argv.
+# The uWSGI APIs run with few workers: Debian's defaults (8-16 processes
+# each, up to 32 threads) take 6-8 GB and gain nothing on 2 cores.
+aio_daemons() {
+    local uw=/usr/bin/uwsgi_python3
+    cat <<EOF
+keystone keystone $uw --ini $AIO_ETC/uwsgi/keystone.ini
+glance-api glance /usr/bin/glance-api --config-file=/etc/glance/glance-api.conf
+placement-api placement $uw --ini $AIO_ETC/uwsgi/placement-api.ini
+nova-api nova $uw --ini $AIO_ETC/uwsgi/nova-api.ini
+nova-conductor nova /usr/bin/nova-conductor --config-file=/etc/nova/nova.conf
+nova-scheduler nova /usr/bin/nova-scheduler --config-file=/etc/nova/nova.conf
+neutron-api neutron $uw --ini $AIO_ETC/uwsgi/neutron-api.ini
+neutron-rpc-server neutron /usr/bin/neutron-rpc-server --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/plugins/ml2/ml2_conf.ini
+neutron-linuxbridge-agent-qemu root $AIO_ETC/bin/lb-agent-qemu --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/plugins/ml2/ml2_conf.ini --config-file=/etc/neutron/plugins/ml2/linuxbridge_agent.ini --config-file=$AIO_ETC/neutron-agent-qemu.conf
+neutron-linuxbridge-agent-lxc root $AIO_ETC/bin/lb-agent-lxc --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/plugins/ml2/ml2_conf.ini --config-file=/etc/neutron/plugins/ml2/linuxbridge_agent.ini --config-file=$AIO_ETC/neutron-agent-lxc.conf
+neutron-dhcp-agent root /usr/bin/neutron-dhcp-agent --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/dhcp_agent.ini
+nova-compute-qemu root /usr/bin/python3 $AIO_HERE/nova-compute-node.py aio-qemu --config-file=/etc/nova/nova.conf --config-file=$AIO_ETC/nova-compute-qemu.conf
+nova-compute-lxc root /usr/bin/python3 $AIO_HERE/nova-compute-node.py aio-lxc --config-file=/etc/nova/nova.conf --config-file=$AIO_ETC/nova-compute-lxc.conf
+EOF
+}
+
+aio_log() {
+    echo "[$(date +%H:%M:%S)] openstack-aio: $*" >&2
+}
+
+aio_pid() {
+    local pidfile=$AIO_RUN/$1.pid pid
+    [ -r "$pidfile" ] || return 1
+    pid=$(cat "$pidfile")
+    # A zombie (state Z) is gone.
+    [ -r "/proc/$pid/stat" ] && [ "$(awk '{print $3}' "/proc/$pid/stat")" != Z ] \
+        && echo "$pid"
+}
+
+# aio_start NAME USER ARGV...: start detached unless it runs already.
+aio_start() {
+    local name=$1 user=$2
+    shift 2
+    if aio_pid "$name" >/dev/null; then
+        return 0
+    fi
+    mkdir -p "$AIO_RUN" "$AIO_LOG"
+    start-stop-daemon --start --background --make-pidfile \
+        --pidfile "$AIO_RUN/$name.pid" --output "$AIO_LOG/$name.log" \
+        --chuid "$user" --exec "$1" -- "${@:2}"
+}
+
+# aio_stop NAME: TERM, then KILL after 20 s; the whole process group
+# (uWSGI workers, dnsmasq started by the agent stay: see stop.sh).
+aio_stop() {
+    local name=$1 pid i
+    pid=$(aio_pid "$name") || { rm -f "$AIO_RUN/$name.pid"; return 0; }
+    kill -TERM "$pid" 2>/dev/null || true
+    for i in $(seq 1 40); do
+        aio_pid "$name" >/dev/null || break
+        sleep 0.5
+    done
+    if aio_pid "$name" >/dev/null; then
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    rm -f "$AIO_RUN/$name.pid"
+}
+
+# write_conf FILE GROUP < text: a whole config file, readable by the
+# service's group only (it holds passwords).
+write_conf() {
+    mkdir -p "$(dirname "$1")"
+    install -m 640 -o root -g "$2" /dev/null "$1"
+    cat > "$1"
+}

@@ -1,0 +1,293 @@
+#!/bin/bash
+# Stand up a single-node OpenStack on this machine from Debian bookworm's
+# own packages (Zed): keystone, glance, placement, nova (api, conductor,
+# scheduler, two compute services: libvirt QEMU/KVM and libvirt-LXC),
+# neutron (linuxbridge, flat provider network on a veth pair), mariadb,
+# rabbitmq, memcached. For rally-container-bench's own tests and for
+# trying tasks/kvm_vs_docker.yaml without a cloud; not for production.
+#
+#   tools/openstack-aio/setup.sh     install (first time), configure, start
+#   tools/openstack-aio/stop.sh      stop every daemon started here
+#
+# Idempotent: a second run reuses what is installed, configured and
+# running. Needs root, no systemd (daemons are started here), and only
+# addresses on this machine (127.0.0.1 and $AIO_CIDR on a veth pair).
+# Writes /etc/rcbench-aio/openrc (admin credentials, mode 600) and
+# /etc/rcbench-aio/rally-env.json (`rally env create --spec`).
+# Environment: AIO_VIRT_TYPE=kvm on hosts with hardware virtualization
+# (default qemu: TCG), RCBENCH (the rcbench command that starts libvirtd).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+# shellcheck source=common.sh
+source "$here/common.sh"
+# shellcheck source=packages.sh
+source "$here/packages.sh"
+# shellcheck source=configure.sh
+source "$here/configure.sh"
+rcbench=${RCBENCH:-$top/.venv/bin/rcbench}
+lxc_roots=/var/lib/nova/instances-lxc
+started=$(date +%s)
+
+[ "$(id -u)" = 0 ] || { echo "setup.sh: run as root" >&2; exit 1; }
+grep -q bookworm /etc/os-release \
+    || { echo "setup.sh: needs Debian bookworm (its Zed packages)" >&2; exit 1; }
+[ -x "$rcbench" ] || { echo "setup.sh: $rcbench is missing (tools/install-deps.sh)" >&2; exit 1; }
+
+install_packages() {
+    local missing=() pkg
+    for pkg in "${AIO_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" \
+            || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -gt 0 ] || return 0
+    aio_log "apt-get install ${#missing[@]} packages (~3 min the first time)"
+    for pkg in "${AIO_DEBCONF_PACKAGES[@]}"; do
+        printf '%s %s/%s boolean false\n' \
+            "$pkg" "$pkg" configure_db "$pkg" "$pkg" register-endpoint \
+            "$pkg" "$pkg" dbconfig-install
+    done | debconf-set-selections
+    echo 'keystone keystone/create-admin-tenant boolean false' | debconf-set-selections
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >/dev/null
+}
+
+load_secrets() {
+    mkdir -p "$AIO_ETC"
+    chmod 755 "$AIO_ETC"
+    if [ ! -s "$AIO_ETC/secrets" ]; then
+        umask 077
+        for name in DB_PASS RABBIT_PASS SERVICE_PASS ADMIN_PASS; do
+            echo "$name=$(openssl rand -hex 16)"
+        done > "$AIO_ETC/secrets"
+        umask 022
+    fi
+    # shellcheck disable=SC1091
+    source "$AIO_ETC/secrets"
+}
+
+provider_link() {
+    if ! ip link show "$AIO_HOST_IF" >/dev/null 2>&1; then
+        ip link add "$AIO_HOST_IF" type veth peer name "$AIO_PROVIDER_IF"
+    fi
+    ip link set "$AIO_PROVIDER_IF" up
+    ip link set "$AIO_HOST_IF" up
+    ip addr replace "$AIO_GATEWAY/${AIO_CIDR#*/}" dev "$AIO_HOST_IF"
+}
+
+wait_port() {  # what port [seconds]
+    local i
+    for i in $(seq 1 $(( ${3:-120} * 2 ))); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null && return 0
+        sleep 0.5
+    done
+    aio_log "$1 does not listen on 127.0.0.1:$2; see $AIO_LOG and /var/log/$1*"
+    return 1
+}
+
+start_backends() {
+    /etc/init.d/mariadb start >/dev/null
+    /etc/init.d/memcached start >/dev/null
+    /etc/init.d/rabbitmq-server start >/dev/null
+    wait_port rabbitmq 5672
+    rabbitmqctl list_users -q 2>/dev/null | grep -q '^openstack' \
+        || rabbitmqctl add_user openstack "$RABBIT_PASS" >/dev/null
+    rabbitmqctl change_password openstack "$RABBIT_PASS" >/dev/null
+    rabbitmqctl set_permissions openstack '.*' '.*' '.*' >/dev/null
+    local sql="" name
+    for name in keystone glance placement nova_api nova nova_cell0 neutron; do
+        sql+="CREATE DATABASE IF NOT EXISTS $name; "
+        sql+="GRANT ALL PRIVILEGES ON $name.* TO 'openstack'@'127.0.0.1'; "
+        sql+="GRANT ALL PRIVILEGES ON $name.* TO 'openstack'@'localhost'; "
+    done
+    mysql -u root -e "CREATE USER IF NOT EXISTS 'openstack'@'127.0.0.1' IDENTIFIED BY '$DB_PASS'; CREATE USER IF NOT EXISTS 'openstack'@'localhost' IDENTIFIED BY '$DB_PASS'; $sql"
+    # Every worker of every service holds connections.
+    mysql -u root -e "SET GLOBAL max_connections = 1000"
+}
+
+as() { local user=$1; shift; setpriv --reuid "$user" --regid "$user" --init-groups "$@"; }
+
+sync_databases() {
+    aio_log "database schemas"
+    as keystone keystone-manage db_sync
+    as keystone keystone-manage fernet_setup --keystone-user keystone --keystone-group keystone
+    as keystone keystone-manage credential_setup --keystone-user keystone --keystone-group keystone
+    as keystone keystone-manage bootstrap --bootstrap-password "$ADMIN_PASS" \
+        --bootstrap-admin-url http://127.0.0.1:5000/v3/ \
+        --bootstrap-internal-url http://127.0.0.1:5000/v3/ \
+        --bootstrap-public-url http://127.0.0.1:5000/v3/ \
+        --bootstrap-region-id RegionOne >/dev/null
+    as glance glance-manage db_sync >/dev/null 2>&1
+    as placement placement-manage db sync
+    as nova nova-manage api_db sync
+    as nova nova-manage cell_v2 list_cells 2>/dev/null | grep -q ' cell0 ' \
+        || as nova nova-manage cell_v2 map_cell0
+    as nova nova-manage cell_v2 list_cells 2>/dev/null | grep -q ' cell1 ' \
+        || as nova nova-manage cell_v2 create_cell --name=cell1 >/dev/null
+    as nova nova-manage db sync
+    as neutron neutron-db-manage --config-file /etc/neutron/neutron.conf \
+        --config-file /etc/neutron/plugins/ml2/ml2_conf.ini upgrade heads >/dev/null 2>&1
+}
+
+write_openrc() {
+    umask 077
+    cat > "$AIO_ETC/openrc" <<EOF
+export OS_AUTH_URL=http://127.0.0.1:5000/v3
+export OS_USERNAME=admin
+export OS_PASSWORD=$ADMIN_PASS
+export OS_PROJECT_NAME=admin
+export OS_USER_DOMAIN_NAME=Default
+export OS_PROJECT_DOMAIN_NAME=Default
+export OS_REGION_NAME=RegionOne
+export OS_IDENTITY_API_VERSION=3
+export OS_INTERFACE=public
+EOF
+    python3 - "$AIO_ETC/rally-env.json" <<EOF
+import json, sys
+spec = {"openstack": {
+    "auth_url": "http://127.0.0.1:5000/v3", "region_name": "RegionOne",
+    "endpoint_type": "public",
+    "admin": {"username": "admin", "password": "$ADMIN_PASS",
+              "project_name": "admin", "user_domain_name": "Default",
+              "project_domain_name": "Default"}}}
+with open(sys.argv[1], "w") as f:
+    json.dump(spec, f, indent=2)
+EOF
+    umask 022
+}
+
+os_() { openstack "$@"; }
+
+register_services() {
+    aio_log "keystone: service users, services, endpoints"
+    # shellcheck disable=SC1091
+    source "$AIO_ETC/openrc"
+    os_ project show service >/dev/null 2>&1 \
+        || os_ project create --domain default service >/dev/null
+    local user
+    for user in glance placement nova neutron; do
+        os_ user show "$user" >/dev/null 2>&1 \
+            || os_ user create --domain default "$user" >/dev/null
+        os_ user set --password "$SERVICE_PASS" "$user"
+        os_ role add --project service --user "$user" admin
+    done
+    # The "service" role: nova and neutron send service tokens.
+    os_ role show service >/dev/null 2>&1 || os_ role create service >/dev/null
+    local line name type port
+    while read -r name type port; do
+        os_ service show "$type" >/dev/null 2>&1 \
+            || os_ service create --name "$name" "$type" >/dev/null
+        if [ -z "$(os_ endpoint list --service "$type" -f value -c ID)" ]; then
+            for line in public internal admin; do
+                os_ endpoint create --region RegionOne "$type" "$line" \
+                    "http://127.0.0.1:$port$( [ "$type" = compute ] && echo /v2.1)" >/dev/null
+            done
+        fi
+    done <<EOF
+glance image 9292
+placement placement 8778
+nova compute 8774
+neutron network 9696
+EOF
+}
+
+libvirtd_sees_lxc_roots() {
+    local pid
+    pid=$(pgrep -n -x libvirtd) || return 1
+    virsh -c lxc:/// uri >/dev/null 2>&1 \
+        && grep -q " $lxc_roots " "/proc/$pid/mountinfo" 2>/dev/null
+}
+
+start_libvirt() {
+    # libvirtd as rcbench runs it: on a hybrid cgroup host in a mount
+    # namespace of its own without the cgroup2 mount (libvirt-LXC needs
+    # that). Nova mounts each LXC instance's root under $lxc_roots on the
+    # host; libvirtd sees those mounts only if that directory is a shared
+    # mount before its namespace is made (this host's / is private).
+    mkdir -p "$lxc_roots"
+    mountpoint -q "$lxc_roots" || mount --bind "$lxc_roots" "$lxc_roots"
+    mount --make-shared "$lxc_roots"
+    "$rcbench" engines start kvm >/dev/null
+    if ! libvirtd_sees_lxc_roots; then
+        aio_log "libvirtd started before this cloud (no LXC driver or" \
+            "mounts): restarting it"
+        "$rcbench" engines stop kvm >/dev/null
+        "$rcbench" engines start kvm >/dev/null
+        wait_for "libvirtd with the LXC driver and $lxc_roots" 30 \
+            libvirtd_sees_lxc_roots
+    fi
+}
+
+start_daemons() {
+    local name user argv
+    mkdir -p /var/lib/nova/tmp /var/lib/neutron/lock /run/lock/nova
+    chown nova:nova /var/lib/nova/tmp
+    chown neutron:neutron /var/lib/neutron/lock
+    while read -r name user argv; do
+        # shellcheck disable=SC2086
+        aio_start "$name" "$user" $argv
+        case $name in
+        keystone) wait_port keystone 5000; register_services ;;
+        glance-api) wait_port glance 9292 ;;
+        placement-api) wait_port placement 8778 ;;
+        nova-api) wait_port nova 8774 ;;
+        neutron-api) wait_port neutron 9696 ;;
+        esac
+    done < <(aio_daemons)
+}
+
+wait_for() {  # what seconds command...
+    local what=$1 seconds=$2 i
+    shift 2
+    for i in $(seq 1 "$seconds"); do
+        "$@" >/dev/null 2>&1 && return 0
+        sleep 1
+    done
+    aio_log "$what: not within $seconds s; logs in $AIO_LOG"
+    return 1
+}
+
+computes_up() {
+    local up
+    up=$(openstack compute service list --service nova-compute -f value -c Host -c State | grep -c ' up$')
+    [ "$up" -ge ${#AIO_COMPUTES[@]} ] || return 1
+    [ "$(openstack hypervisor list -f value -c ID | wc -l)" -ge ${#AIO_COMPUTES[@]} ]
+}
+
+agents_up() {
+    [ "$(openstack network agent list -f value -c Alive | grep -c True)" \
+        -ge $(( ${#AIO_COMPUTES[@]} + 1 )) ]
+}
+
+provider_network() {
+    openstack network show "$AIO_NETWORK" >/dev/null 2>&1 \
+        || openstack network create --share --external \
+            --provider-physical-network provider --provider-network-type flat \
+            "$AIO_NETWORK" >/dev/null
+    openstack subnet show "$AIO_NETWORK" >/dev/null 2>&1 \
+        || openstack subnet create --network "$AIO_NETWORK" \
+            --subnet-range "$AIO_CIDR" --gateway "$AIO_GATEWAY" \
+            --allocation-pool "start=$AIO_POOL_START,end=$AIO_POOL_END" \
+            --dns-nameserver "$AIO_GATEWAY" "$AIO_NETWORK" >/dev/null
+}
+
+install_packages
+load_secrets
+aio_log "configuring"
+aio_configure
+provider_link
+start_backends
+sync_databases
+write_openrc
+start_libvirt
+aio_log "starting daemons"
+start_daemons
+# shellcheck disable=SC1091
+source "$AIO_ETC/openrc"
+wait_for "neutron agents (linuxbridge, dhcp) alive" 120 agents_up
+provider_network
+wait_for "both nova-compute services up" 180 computes_up
+as nova nova-manage cell_v2 discover_hosts >/dev/null
+aio_log "ready in $(( $(date +%s) - started )) s: source $AIO_ETC/openrc;" \
+    "rally env create --name aio --spec $AIO_ETC/rally-env.json"

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Stop the all-in-one cloud of setup.sh: every daemon it started (reverse
+# order), the instances' libvirt domains, Neutron's dnsmasq and network
+# namespaces, the provider veth pair, mariadb, rabbitmq, memcached and
+# libvirtd. Packages and data stay: setup.sh starts the same cloud again.
+#   tools/openstack-aio/stop.sh            stop
+#   tools/openstack-aio/stop.sh --purge    also drop the databases, images
+#                                          and instance files (start over)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+# shellcheck source=common.sh
+source "$here/common.sh"
+rcbench=${RCBENCH:-$top/.venv/bin/rcbench}
+purge=false
+[ "${1:-}" = --purge ] && purge=true
+
+[ "$(id -u)" = 0 ] || { echo "stop.sh: run as root" >&2; exit 1; }
+
+mapfile -t names < <(aio_daemons | awk '{print $1}')
+for (( i=${#names[@]}-1; i>=0; i-- )); do
+    aio_stop "${names[$i]}"
+done
+
+# Nova's domains (instance-%08x) on both hypervisors: a stopped compute
+# service would leave them running.
+for uri in qemu:///system lxc:///; do
+    for domain in $(virsh -c "$uri" list --all --name 2>/dev/null | grep '^instance-'); do
+        virsh -c "$uri" destroy "$domain" >/dev/null 2>&1
+        virsh -c "$uri" undefine --nvram "$domain" >/dev/null 2>&1 \
+            || virsh -c "$uri" undefine "$domain" >/dev/null 2>&1
+        aio_log "removed leftover domain $domain ($uri)"
+    done
+done
+
+for pidfile in /var/lib/neutron/dhcp/*/pid; do
+    [ -r "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null
+done
+for ns in $(ip netns list 2>/dev/null | awk '/^qdhcp-/{print $1}'); do
+    ip netns delete "$ns"
+done
+for bridge in $(ip -o link show type bridge 2>/dev/null | awk -F': ' '{print $2}' | grep '^brq'); do
+    ip link delete "$bridge" 2>/dev/null
+done
+ip link delete "$AIO_HOST_IF" 2>/dev/null
+
+/etc/init.d/rabbitmq-server stop >/dev/null 2>&1
+epmd -kill >/dev/null 2>&1
+if $purge; then
+    aio_log "purging databases, images and instance files"
+    /etc/init.d/mariadb start >/dev/null 2>&1
+    for name in keystone glance placement nova_api nova nova_cell0 neutron; do
+        mysql -u root -e "DROP DATABASE IF EXISTS $name"
+    done
+    rm -rf /var/lib/nova/instances-* /var/lib/glance/images/* /etc/keystone/fernet-keys \
+        /etc/keystone/credential-keys /var/lib/neutron/dhcp
+fi
+/etc/init.d/mariadb stop >/dev/null 2>&1
+/etc/init.d/memcached stop >/dev/null 2>&1
+[ -x "$rcbench" ] && "$rcbench" engines stop kvm >/dev/null 2>&1
+# setup.sh's shared bind mount of the LXC instances' roots.
+mountpoint -q /var/lib/nova/instances-lxc && umount /var/lib/nova/instances-lxc
+aio_log "stopped"
+exit 0
