@@ -5,6 +5,7 @@ quoted; ``cwd`` becomes a quoted ``cd`` in front of it.
 """
 
 import logging
+import os
 import shlex
 import time
 
@@ -151,3 +152,12 @@ def wait_for_login(executor, timeout, interval):
                 % (executor.instance.name, executor.instance.ssh_host,
                    executor.instance.ssh_port, timeout, why_not))
         time.sleep(interval)
+
+
+def remote_host(host, port, user, key_file):
+    """An executor for a host that is not an instance (a compute node)."""
+    with open(os.path.expanduser(key_file)) as f:
+        key = f.read()
+    target = base.Instance(name=host, id=host, ssh_host=host,
+                           ssh_port=int(port), ssh_user=user)
+    return SSHExecutor(target, key, kind="native")

@@ -35,8 +35,12 @@ class Platform(collections.namedtuple(
             return "native"
         if self.acceleration in VM_ACCELERATIONS:
             # The engine's real acceleration names a VM, never the driver:
-            # the "kvm" driver under TCG is "qemu-tcg".
-            return "%s-%s" % (self.runtime or "vm", self.acceleration)
+            # the "kvm" driver under TCG is "qemu-tcg"; a QEMU server
+            # through Nova under TCG is "nova-qemu-tcg".
+            vm = "%s-%s" % (self.runtime or "vm", self.acceleration)
+            if self.driver in ("kvm", self.runtime):
+                return vm
+            return "%s-%s" % (self.driver, vm)
         if not self.runtime or self.runtime in self.driver:
             return self.driver
         return "%s-%s" % (self.driver, self.runtime)

@@ -24,12 +24,20 @@ def rows(report):
     """[{platform, concurrency, iterations, failed, build_s, ...}].
 
     The platform is the driver a workload ran on (native for the host),
-    as task files and ``--expect-platforms`` name it.
+    as task files and ``--expect-platforms`` name it; a driver that ran
+    on several platforms (nova) gives one row per platform label
+    (nova-qemu-tcg, nova-lxc).
     """
     collected = results.collect([report])
+    labels = collections.defaultdict(set)
+    for label, platform in collected.platforms.items():
+        labels[platform.driver].add(label)
 
     def driver(label):
-        return collected.platforms[label].driver
+        # A driver that ran on several platforms (nova: QEMU and LXC
+        # servers) is split by platform label.
+        name = collected.platforms[label].driver
+        return label if len(labels[name]) > 1 else name
 
     values = collections.defaultdict(list)
     for sample in collected.samples:

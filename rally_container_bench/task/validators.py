@@ -50,12 +50,16 @@ class SysbenchTestsValidator(validation.Validator):
 class LocalExecutableValidator(validation.Validator):
     """The argument (or the configured default) is an executable here."""
 
-    def __init__(self, param_name, conf_default=None):
+    def __init__(self, param_name, conf_default=None, unless_param=None):
         super().__init__()
         self.param_name = param_name
         self.conf_default = conf_default
+        # Not checked here when the workload runs elsewhere (over SSH).
+        self.unless_param = unless_param
 
     def validate(self, context, config, plugin_cls, plugin_cfg):
+        if self.unless_param and _arg(config, self.unless_param):
+            return
         value = _arg(config, self.param_name)
         if value is None and self.conf_default:
             value = getattr(opts.register(), self.conf_default)
@@ -71,13 +75,15 @@ class LocalExecutableValidator(validation.Validator):
 class WritableDirectoryValidator(validation.Validator):
     """The argument, if given, is an existing directory we may write to."""
 
-    def __init__(self, param_name):
+    def __init__(self, param_name, unless_param=None):
         super().__init__()
         self.param_name = param_name
+        self.unless_param = unless_param
 
     def validate(self, context, config, plugin_cls, plugin_cfg):
         value = _arg(config, self.param_name)
-        if value is None:
+        if value is None or (self.unless_param
+                             and _arg(config, self.unless_param)):
             return
         if not isinstance(value, str) or not os.path.isdir(value):
             self.fail("%s: %r is not an existing directory"
@@ -116,13 +122,16 @@ class HostCapacityValidator(validation.Validator):
     """
 
     def __init__(self, driver_param=None, workdir_param=None,
-                 tests_param="tests"):
+                 tests_param="tests", unless_param=None):
         super().__init__()
         self.driver_param = driver_param
         self.workdir_param = workdir_param
         self.tests_param = tests_param
+        self.unless_param = unless_param
 
     def validate(self, context, config, plugin_cls, plugin_cfg):
+        if self.unless_param and _arg(config, self.unless_param):
+            return
         concurrency = _concurrency(config)
         conf = opts.register()
         if self.driver_param and _arg(config, self.driver_param) == "kvm":
@@ -216,3 +225,24 @@ class NovaImageValidator(validation.Validator):
                 registry.guest_image(opts.register())
             except base.DriverError as e:
                 self.fail("rcbench_guest uploads %s" % e)
+
+
+@validation.configure(name="rcbench_ssh_target")
+class SSHTargetValidator(validation.Validator):
+    """With ``host`` given: a readable private key file and a valid port."""
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        host = _arg(config, "host")
+        if not host:
+            return
+        if not isinstance(host, str):
+            self.fail("host must be a host name or address, not %r" % host)
+        key_file = _arg(config, "key_file")
+        if not key_file:
+            self.fail("host %s needs key_file: the private key of an SSH "
+                      "login there" % host)
+        if not os.access(os.path.expanduser(key_file), os.R_OK):
+            self.fail("key_file %r is not a readable file" % key_file)
+        port = _arg(config, "port", 22)
+        if not isinstance(port, int) or not 0 < port < 65536:
+            self.fail("port must be a TCP port number, not %r" % port)

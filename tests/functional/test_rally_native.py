@@ -196,3 +196,59 @@ subtasks:
             times: {{ times }}
             concurrency: {{ concurrency[0] }}
 """
+
+
+class NativeOverSSHTestCase(helpers.DockerRallyTestCase):
+    """NativeHost.sysbench with host/key_file, over SSH.
+
+    The baseline on a compute node; the "node" here is a guest
+    container's sshd on loopback.
+    """
+
+    def write_task(self, **args):
+        task = {"version": 2, "title": "native over SSH", "subtasks": [{
+            "title": "native over SSH", "workloads": [{
+                "scenario": {"NativeHost.sysbench": args},
+                "runner": {"constant": {"times": 2, "concurrency": 2}},
+                "sla": {"failure_rate": {"max": 0}}}]}]}
+        path = os.path.join(self.home.path, "native-ssh.json")
+        with open(path, "w") as f:
+            json.dump(task, f)
+        return path
+
+    def test_sysbench_on_another_host_over_ssh(self):
+        from rally_container_bench.drivers import registry
+        driver = registry.prepared_driver("docker", self.conf)
+        node = driver.create("rcbench-test-native-node")
+        self.addCleanup(driver.wait_deleted, node, 120)
+        self.addCleanup(driver.delete, node)
+        driver.wait_running(node, 120)
+        driver.wait_reachable(node, 120)
+        path = self.write_task(
+            tests=["quick-cpu", "quick-fileio-rndrd"], host=node.ssh_host,
+            port=node.ssh_port, key_file=driver.image.private_key)
+        uuid, _ = self.home.start(path)
+        workload = next(helpers.workloads(self.home.results(uuid)))
+        self.assertEqual(2, len(workload["data"]))
+        for iteration in workload["data"]:
+            self.assertFalse(iteration["error"])
+            env = {t["title"]: dict(t["data"]["rows"])
+                   for t in iteration["output"]["complete"]}["environment"]
+            self.assertEqual(("native", node.ssh_host),
+                             (env["driver"], env["host"]))
+            out = helpers.additive(iteration)
+            self.assertGreater(out["sysbench cpu"]["events_per_s (events/s)"],
+                               0)
+        # The private fileio directories made over there are gone.
+        listing = driver.executor(node).run(
+            ["sh", "-c", "ls -d /tmp/rcbench-native-* 2>/dev/null; true"],
+            timeout=60)
+        self.assertEqual("", listing.stdout.strip())
+
+    def test_a_missing_key_file_fails_validation(self):
+        path = self.write_task(tests=["quick-cpu"], host="127.0.0.1",
+                               key_file="/nonexistent/key")
+        proc = self.home.rally("task", "validate", path, check=False)
+        self.assertNotEqual(0, proc.returncode)
+        self.assertIn("key_file '/nonexistent/key' is not a readable file",
+                      proc.stdout + proc.stderr)

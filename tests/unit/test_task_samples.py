@@ -21,6 +21,14 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
 SAMPLES = os.path.join(TOP, "samples", "tasks")
 TASKS = os.path.join(TOP, "tasks")
 ARGS = os.path.join(TASKS, "args")
+# Which args files each task under tasks/ is meant for.
+TASK_ARGS = {
+    "kvm_vs_docker.yaml": ["kek2015.yaml", "aio-quick.yaml"],
+    "local_kvm_vs_containers.yaml": ["kek2015.yaml", "local-quick.yaml",
+                                     "native-quick.yaml"],
+    "native_baseline.yaml": ["kek2015.yaml", "local-quick.yaml",
+                             "native-quick.yaml"],
+}
 
 
 def our_scenarios():
@@ -51,10 +59,12 @@ class TaskFilesTestCase(unittest.TestCase):
         # disk); test_validators checks it against this host for real.
         # So is the engine check: unit tests start no engine daemon.
         eng = engine.TaskEngine(config, mock.MagicMock(), mock.Mock())
+        # Likewise the guest image built here, which rcbench_guest uploads.
         with mock.patch.object(validators.HostCapacityValidator,
                                "validate", return_value=None), \
                 mock.patch.object(validators.EngineReadyValidator,
-                                  "validate", return_value=None):
+                                  "validate", return_value=None), \
+                mock.patch.object(validators.registry, "guest_image"):
             eng.validate(only_syntax=True)
         return config
 
@@ -91,16 +101,18 @@ class TaskFilesTestCase(unittest.TestCase):
                 self.sample_files(".json")):
             self.assertNotIn("_", os.path.basename(path), path)
 
-    def test_tasks_pass_with_defaults_and_every_args_file(self):
-        args_files = sorted(os.listdir(ARGS))
-        self.assertTrue(args_files)
+    def test_tasks_pass_with_defaults_and_their_args_files(self):
         tasks = sorted(name for name in os.listdir(TASKS)
                        if name.endswith(".yaml"))
-        self.assertTrue(tasks)
+        self.assertEqual(sorted(TASK_ARGS), tasks,
+                         "every task file needs its args files listed")
+        used = {name for names in TASK_ARGS.values() for name in names}
+        self.assertEqual(set(os.listdir(ARGS)), used,
+                         "an args file no task uses")
         for task in tasks:
             with self.subTest(task=task, args=None):
                 self.validate(os.path.join(TASKS, task))
-            for args_file in args_files:
+            for args_file in TASK_ARGS[task]:
                 with open(os.path.join(ARGS, args_file)) as f:
                     args = yaml.safe_load(f)
                 with self.subTest(task=task, args=args_file):
@@ -109,6 +121,37 @@ class TaskFilesTestCase(unittest.TestCase):
                     steps = len(args["concurrency"])
                     self.assertTrue(config.subtasks)
                     self.assertEqual(0, len(config.subtasks) % steps)
+
+    def test_cloud_task_targets(self):
+        path = os.path.join(TASKS, "kvm_vs_docker.yaml")
+        config = self.render(path, container="nova-docker",
+                             container_image="my-docker-guest",
+                             flavor="m1.small", concurrency=[4])
+        workloads = {s["title"]: s["workloads"] for s in config["subtasks"]}
+        container = workloads["container (nova-docker), concurrency 4"]
+        args = container[0]["scenario"]["NovaInstances.boot_and_delete"]
+        self.assertEqual({"name": "my-docker-guest"}, args["image"])
+        self.assertEqual("docker", args["hypervisor_type"])
+        self.assertEqual({"name": "m1.small"}, args["flavor"])
+        self.assertEqual({"upload": False},
+                         container[0]["contexts"]["rcbench_guest"])
+        # An existing flavor: no flavors context (it needs admin).
+        self.assertNotIn("flavors", container[0]["contexts"])
+        kvm = workloads["kvm, concurrency 4"][0]
+        self.assertEqual(
+            {"hypervisor_type": "kvm"}, kvm["contexts"]["rcbench_guest"])
+        native = workloads["native, concurrency 4"][0]["scenario"]
+        self.assertNotIn("host", native["NativeHost.sysbench"])
+
+    def test_cloud_task_native_baseline_over_ssh(self):
+        path = os.path.join(TASKS, "kvm_vs_docker.yaml")
+        config = self.render(path, platforms=["native"], concurrency=[1],
+                             native_host="compute-1",
+                             native_key_file="/root/.ssh/compute")
+        args = config["subtasks"][0]["workloads"][0]["scenario"][
+            "NativeHost.sysbench"]
+        self.assertEqual(("compute-1", "root", "/root/.ssh/compute"),
+                         (args["host"], args["user"], args["key_file"]))
 
     def test_bad_args_fail_validation(self):
         path = os.path.join(TASKS, "native_baseline.yaml")

@@ -45,8 +45,11 @@ HYPERVISORS = VM_HYPERVISORS + ("lxc",)
 
 
 def image_forms(hypervisor_type, image):
-    """[(role, disk_format, container_format, path, properties)] in upload
-    order; "{kernel}"/"{ramdisk}" in properties name earlier uploads."""
+    """The Glance images a hypervisor boots, in upload order.
+
+    [(role, disk_format, container_format, path, properties)];
+    "{kernel}" and "{ramdisk}" in properties name earlier uploads.
+    """
     disk_props = {"hypervisor_type": hypervisor_type,
                   "rcbench_guest_id": image.id}
     if hypervisor_type in VM_HYPERVISORS:
@@ -148,4 +151,3 @@ def _logged(what):
         if "NotFound" not in type(e).__name__ and "404" not in str(e):
             LOG.warning("rcbench_guest cleanup: %s not deleted: %s"
                         % (what, e))
-

@@ -1,28 +1,34 @@
 """NativeHost: the same workload on the bare host, the baseline."""
 
+import contextlib
 import tempfile
 
 from rally.common import validation
 from rally.task import scenario
 
 from rally_container_bench.drivers import native
+from rally_container_bench.drivers import ssh as ssh_login
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import sysbench_utils
 
 
 @validation.add("rcbench_sysbench_tests", param_name="tests")
 @validation.add("rcbench_local_executable", param_name="sysbench_path",
-                conf_default="sysbench_path")
-@validation.add("rcbench_writable_directory", param_name="workdir")
-@validation.add("rcbench_host_capacity", workdir_param="workdir")
+                conf_default="sysbench_path", unless_param="host")
+@validation.add("rcbench_writable_directory", param_name="workdir",
+                unless_param="host")
+@validation.add("rcbench_host_capacity", workdir_param="workdir",
+                unless_param="host")
+@validation.add("rcbench_ssh_target")
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
 @scenario.configure(name="NativeHost.sysbench", platform="default",
                     context={"rcbench_interrupt@default": {}})
 class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
                      scenario.Scenario):
 
-    def run(self, tests, sysbench_path=None, workdir=None, timeout=None):
-        """Run sysbench tests on this host: the native baseline.
+    def run(self, tests, sysbench_path=None, workdir=None, timeout=None,
+            host=None, port=22, user="root", key_file=None):
+        """Run sysbench tests on a host: the native baseline.
 
         One iteration runs the tests one after another in one process
         chain, so the runner's concurrency N means N sysbench processes at
@@ -43,11 +49,35 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
             temporary directory); put it on the filesystem to measure
         :param timeout: seconds one sysbench command may take (default:
             the [container_bench] command_timeout option)
+        :param host: run on this host over SSH instead of here: a compute
+            node of the cloud, as the native baseline of a cloud run
+        :param port: SSH port of host
+        :param user: SSH user on host
+        :param key_file: private key file of that SSH login
         """
         conf = opts.register()
         executable = sysbench_path or conf.sysbench_path
+        if host:
+            self._run_remote(tests, executable, workdir, timeout,
+                             ssh_login.remote_host(host, port, user,
+                                                   key_file))
+            return
         parent = workdir or conf.native_workdir
         with tempfile.TemporaryDirectory(prefix="rcbench-native-",
                                          dir=parent) as scratch:
             self.run_sysbench_tests(native.NativeExecutor(), tests,
                                     executable, scratch, timeout)
+
+    def _run_remote(self, tests, executable, workdir, timeout, executor):
+        """The same over SSH, in a private directory made and removed there."""
+        with contextlib.closing(executor):
+            scratch = executor.run(
+                ["mktemp", "-d", "-p", workdir or "/tmp",
+                 "rcbench-native-XXXXXX"], timeout=60).check(
+                "mktemp on %s" % executor.instance.ssh_host).stdout.strip()
+            try:
+                self.run_sysbench_tests(
+                    executor, tests, executable, scratch, timeout,
+                    metadata={"host": executor.instance.ssh_host})
+            finally:
+                executor.run(["rm", "-rf", scratch], timeout=300)

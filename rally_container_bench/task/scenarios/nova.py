@@ -201,4 +201,3 @@ class BootSysbenchDelete(NovaInstancesScenario):
                 self.run_sysbench_tests(executor, tests, "sysbench",
                                         workdir, timeout,
                                         metadata=environment)
-

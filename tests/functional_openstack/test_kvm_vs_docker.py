@@ -1,0 +1,156 @@
+"""tasks/kvm_vs_docker.yaml (aio-quick) against the real all-in-one cloud.
+
+tools/openstack-aio/setup.sh stands the cloud up (``tox -e
+functional-openstack`` runs it first); without it these tests skip, with
+the reason. One task runs for the whole class: native, QEMU (TCG here) and
+libvirt-LXC servers through Nova at concurrency 1 and 2.
+"""
+
+import json
+import os
+import subprocess
+import unittest
+
+from tests.functional import helpers
+
+AIO = "/etc/rcbench-aio"
+TASK = os.path.join(helpers.TOP, "tasks", "kvm_vs_docker.yaml")
+ARGS = os.path.join(helpers.TOP, "tasks", "args", "aio-quick.yaml")
+PLATFORMS = ("native", "nova-qemu-tcg", "nova-lxc")
+
+
+def read_secrets():
+    with open(os.path.join(AIO, "secrets")) as f:
+        return dict(line.strip().split("=", 1) for line in f if "=" in line)
+
+
+def admin_session():
+    from keystoneauth1 import loading
+    from keystoneauth1 import session
+    loader = loading.get_plugin_loader("password")
+    auth = loader.load_from_options(
+        auth_url="http://127.0.0.1:5000/v3", username="admin",
+        password=read_secrets()["ADMIN_PASS"], project_name="admin",
+        user_domain_name="Default", project_domain_name="Default")
+    return session.Session(auth=auth)
+
+
+def rally_named(items, key="name"):
+    """Names Rally generated (s_rally_<owner>_<random>) in a listing."""
+    return sorted(getattr(i, key, None) or i.get(key, "") for i in items
+                  if (getattr(i, key, None) or i.get(key, "") or "")
+                  .startswith("s_rally_"))
+
+
+class KvmVsDockerOnAioTestCase(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        spec = os.path.join(AIO, "rally-env.json")
+        if not os.access(spec, os.R_OK):
+            raise unittest.SkipTest("no all-in-one cloud here: run "
+                                    "tools/openstack-aio/setup.sh")
+        cls.home = helpers.RallyHome()
+        # Rally prints the env spec (with the admin password): never shown.
+        created = cls.home.rally("env", "create", "--name", "aio",
+                                 "--spec", spec, check=False)
+        if created.returncode != 0:
+            raise AssertionError("rally env create from %s failed (output "
+                                 "not shown: it holds credentials)" % spec)
+        cls.uuid, cls.stdout = cls.home.start(
+            TASK, "--task-args-file", ARGS)
+        cls.report = cls.home.results(cls.uuid)
+        cls.json_path = os.path.join(cls.home.path, "results.json")
+        with open(cls.json_path, "w") as f:
+            json.dump(cls.report, f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.home.close()
+
+    def nova_workloads(self, scenario):
+        return [w for w in helpers.workloads(self.report)
+                if scenario in w["scenario"]]
+
+    def test_every_platform_at_each_step_without_failures(self):
+        proc = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "summary",
+             self.json_path, "--expect-platforms", *PLATFORMS,
+             "--expect-concurrency", "1", "2"],
+            capture_output=True, text=True)
+        self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
+        print(proc.stdout)
+
+    def test_phases_with_network_steps(self):
+        for scenario in ("NovaInstances.boot_and_delete",
+                         "NovaInstances.boot_sysbench_delete"):
+            workloads = self.nova_workloads(scenario)
+            self.assertEqual(4, len(workloads), scenario)  # 2 hypervisors
+            for workload in workloads:
+                for iteration in workload["data"]:
+                    self.assertFalse(iteration["error"])
+                    actions = {a["name"]: a
+                               for a in iteration["atomic_actions"]}
+                    for phase in ("build", "network", "delete"):
+                        self.assertIn(phase, actions)
+                        self.assertGreater(
+                            actions[phase]["finished_at"],
+                            actions[phase]["started_at"])
+                    steps = [c["name"]
+                             for c in actions["network"]["children"]]
+                    self.assertEqual(["ping", "ssh"], steps)
+
+    def test_where_servers_ran_and_engine_times(self):
+        runtimes = set()
+        for workload in self.nova_workloads("NovaInstances."):
+            for iteration in workload["data"]:
+                tables = {t["title"]: dict(t["data"]["rows"])
+                          for t in iteration["output"]["complete"]
+                          if t["chart_plugin"] == "Table"}
+                env = tables["environment"]
+                runtimes.add((env["runtime"], env.get("acceleration")))
+                self.assertIn(env["compute_host"], ("aio-qemu", "aio-lxc"))
+                times = tables["engine timestamps"]
+                self.assertLessEqual(float(times["created"]),
+                                     float(times["launched_at"]))
+                self.assertTrue(any(key.startswith("create.")
+                                    for key in times), times)
+        # TCG here, never called kvm; LXC has no acceleration.
+        self.assertEqual({("qemu", "tcg"), ("lxc", "")}, runtimes)
+
+    def test_sysbench_metrics_from_inside_the_servers(self):
+        for workload in self.nova_workloads(
+                "NovaInstances.boot_sysbench_delete"):
+            for iteration in workload["data"]:
+                out = helpers.additive(iteration)
+                self.assertGreater(
+                    out["sysbench cpu"]["events_per_s (events/s)"], 0)
+                self.assertGreater(
+                    out["sysbench memory.read"]["throughput (MiB/s)"], 0)
+
+    def test_nothing_left_behind(self):
+        from glanceclient import client as glance_client
+        from neutronclient.v2_0 import client as neutron_client
+        from novaclient import client as nova_client
+        session = admin_session()
+        nova = nova_client.Client("2.1", session=session)
+        glance = glance_client.Client("2", session=session)
+        neutron = neutron_client.Client(session=session)
+        left = {
+            "servers": rally_named(nova.servers.list(
+                search_opts={"all_tenants": 1})),
+            "images": rally_named(glance.images.list()),
+            "flavors": [f.name for f in nova.flavors.list(is_public=None)
+                        if f.name == "rcbench-kek"],
+            "security groups": rally_named(
+                neutron.list_security_groups()["security_groups"]),
+            "ports": [p["id"] for p in neutron.list_ports()["ports"]
+                      if p["device_owner"].startswith("compute:")],
+            "keypairs": rally_named(nova.keypairs.list()),
+        }
+        self.assertEqual({key: [] for key in left}, left)
+
+    def test_no_secret_in_results(self):
+        password = read_secrets()["ADMIN_PASS"]
+        self.assertNotIn(password, json.dumps(self.report))
+        self.assertNotIn(password, self.stdout)

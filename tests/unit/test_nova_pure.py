@@ -1,0 +1,140 @@
+"""The parts of the Nova driver and the rcbench_guest context that need no
+cloud. The driver itself runs against the real all-in-one cloud in
+tests/functional_openstack; the novaclient below is a stand-in only for the
+error paths a healthy cloud never takes."""
+
+import unittest
+from unittest import mock
+
+from rally import plugins as rally_plugins
+
+from rally_container_bench.drivers import base
+from rally_container_bench.drivers import nova
+from rally_container_bench.images import guest
+from tests.unit.test_drivers_pure import conf
+
+
+class TimestampTestCase(unittest.TestCase):
+
+    def test_nova_timestamps_with_and_without_zone(self):
+        # Servers say "2026-11-22T20:03:29Z", launched_at has no zone and
+        # microseconds, action events have neither zone nor fraction.
+        self.assertEqual(1795377809.0, nova.epoch("2026-11-22T20:03:29Z"))
+        self.assertEqual(1795377809.5,
+                         nova.epoch("2026-11-22T20:03:29.500000"))
+        self.assertEqual(1795377809.0, nova.epoch("2026-11-22T20:03:29"))
+        self.assertIsNone(nova.epoch(None))
+
+    def test_action_events(self):
+        actions = [{"action": "create", "events": [
+            {"event": "compute__do_build_and_run_instance",
+             "start_time": "2026-11-22T20:03:29.000000",
+             "finish_time": "2026-11-22T20:03:41.250000"}]},
+            {"action": "delete", "events": None}]
+        times = nova.action_event_times(actions)
+        key = "create.compute__do_build_and_run_instance"
+        self.assertEqual(12.25, times[key + ".finish"]
+                         - times[key + ".start"])
+        self.assertEqual(2, len(times))
+
+
+class AddressTestCase(unittest.TestCase):
+
+    ADDRESSES = {
+        "rcbench-provider": [
+            {"version": 6, "addr": "fd00::5", "OS-EXT-IPS:type": "fixed"},
+            {"version": 4, "addr": "10.117.0.150",
+             "OS-EXT-IPS:type": "fixed"}],
+        "other": [{"version": 4, "addr": "192.0.2.7",
+                   "OS-EXT-IPS:type": "floating"},
+                  {"version": 4, "addr": "10.1.0.3"}],
+    }
+
+    def test_first_fixed_ipv4_of_the_named_network(self):
+        self.assertEqual("10.117.0.150",
+                         nova.fixed_ipv4(self.ADDRESSES, "rcbench-provider"))
+        self.assertEqual("10.1.0.3", nova.fixed_ipv4(self.ADDRESSES, "other"))
+        self.assertIsNone(nova.fixed_ipv4(self.ADDRESSES, "missing"))
+
+    def test_without_a_network_name_any_fixed_ipv4(self):
+        self.assertEqual("10.1.0.3", nova.fixed_ipv4(self.ADDRESSES))
+
+
+class ServerErrorTestCase(unittest.TestCase):
+    """Stand-in novaclient: servers in states a healthy cloud avoids.
+
+    ERROR, ACTIVE without an address, never ACTIVE. The real cloud is in
+    tests/functional_openstack.
+    """
+
+    def driver(self, server):
+        client = mock.Mock()
+        client.servers.get.return_value = server
+        request = nova.BootRequest(image="img", flavor="fl", network="net")
+        return nova.NovaDriver(client, request, "KEY",
+                               conf(nova_poll_interval=0.05),
+                               network_name="net")
+
+    def test_error_state_fails_at_once_with_the_fault(self):
+        server = mock.Mock(status="ERROR", fault={"message": "No valid host"})
+        driver = self.driver(server)
+        instance = base.Instance(name="s1", id="id1")
+        with self.assertRaisesRegex(base.DriverError,
+                                    "s1 went to ERROR: No valid host"):
+            driver.wait_running(instance, timeout=30)
+        self.assertEqual(1, driver.nova.servers.get.call_count)
+
+    def test_active_without_an_address_is_an_error(self):
+        server = mock.Mock(status="ACTIVE", addresses={})
+        with self.assertRaisesRegex(base.DriverError, "without an IPv4"):
+            self.driver(server).wait_running(
+                base.Instance(name="s1", id="id1"), timeout=30)
+
+    def test_active_sets_the_ssh_host(self):
+        server = mock.Mock(status="ACTIVE", addresses={"net": [
+            {"version": 4, "addr": "10.117.0.9"}]})
+        instance = base.Instance(name="s1", id="id1")
+        self.driver(server).wait_running(instance, timeout=30)
+        self.assertEqual("10.117.0.9", instance.ssh_host)
+
+    def test_build_timeout(self):
+        server = mock.Mock(status="BUILD")
+        with self.assertRaisesRegex(base.DriverError, "ACTIVE: not within"):
+            self.driver(server).wait_running(
+                base.Instance(name="s1", id="id1"), timeout=0.2)
+
+
+class ImageFormsTestCase(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        rally_plugins.load()
+        from rally_container_bench.task.contexts import openstack_guest
+        cls.forms = staticmethod(openstack_guest.image_forms)
+        cls.resolved = staticmethod(openstack_guest._resolved)
+
+    def image(self):
+        return guest.GuestImage("/cache/guest-abc", "abc")
+
+    def test_vm_forms_link_kernel_and_ramdisk(self):
+        forms = self.forms("qemu", self.image())
+        self.assertEqual(["kernel", "ramdisk", "disk"],
+                         [form[0] for form in forms])
+        props = self.resolved(forms[2][4], {"kernel": "K", "ramdisk": "R"})
+        self.assertEqual(("K", "R", "qemu"),
+                         (props["kernel_id"], props["ramdisk_id"],
+                          props["hypervisor_type"]))
+        self.assertIn("init=/sbin/rcbench-init -- dhcp",
+                      props["os_command_line"])
+        self.assertEqual(("qcow2", "bare", "/cache/guest-abc/disk.qcow2"),
+                         forms[2][1:4])
+
+    def test_lxc_form_is_the_filesystem_alone(self):
+        forms = self.forms("lxc", self.image())
+        self.assertEqual(1, len(forms))
+        self.assertEqual("exe", forms[0][4]["hw_vm_mode"])
+        self.assertNotIn("kernel_id", forms[0][4])
+
+    def test_no_form_for_other_hypervisors(self):
+        with self.assertRaisesRegex(ValueError, "docker"):
+            self.forms("docker", self.image())
