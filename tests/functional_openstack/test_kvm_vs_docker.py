@@ -108,13 +108,16 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
                           for t in iteration["output"]["complete"]
                           if t["chart_plugin"] == "Table"}
                 env = tables["environment"]
-                runtimes.add((env["runtime"], env.get("acceleration")))
+                runtimes.add((env["runtime"], env.get("acceleration", "")))
                 self.assertIn(env["compute_host"], ("aio-qemu", "aio-lxc"))
+                self.assertTrue(env["hypervisor_version"])
                 times = tables["engine timestamps"]
                 self.assertLessEqual(float(times["created"]),
                                      float(times["launched_at"]))
-                self.assertTrue(any(key.startswith("create.")
-                                    for key in times), times)
+                # Instance-action events, read with the env's admin.
+                build = "create.compute__do_build_and_run_instance"
+                self.assertLessEqual(float(times[build + ".start"]),
+                                     float(times[build + ".finish"]))
         # TCG here, never called kvm; LXC has no acceleration.
         self.assertEqual({("qemu", "tcg"), ("lxc", "")}, runtimes)
 
@@ -126,7 +129,7 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
                 self.assertGreater(
                     out["sysbench cpu"]["events_per_s (events/s)"], 0)
                 self.assertGreater(
-                    out["sysbench memory.read"]["throughput (MiB/s)"], 0)
+                    out["sysbench memory.read"]["mib_per_s (MiB/s)"], 0)
 
     def test_nothing_left_behind(self):
         from glanceclient import client as glance_client
@@ -146,7 +149,12 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
                 neutron.list_security_groups()["security_groups"]),
             "ports": [p["id"] for p in neutron.list_ports()["ports"]
                       if p["device_owner"].startswith("compute:")],
-            "keypairs": rally_named(nova.keypairs.list()),
+            # Key pairs belong to the task's (deleted) users: asked of
+            # Nova's database, which the admin API cannot list across users.
+            "keypairs": subprocess.run(
+                ["mysql", "-N", "-e", "SELECT name FROM nova_api.key_pairs "
+                 "WHERE name LIKE 's\\_rally\\_%'"],
+                capture_output=True, text=True, check=True).stdout.split(),
         }
         self.assertEqual({key: [] for key in left}, left)
 

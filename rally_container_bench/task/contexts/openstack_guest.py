@@ -28,7 +28,6 @@ from rally import exceptions
 from rally.task import context
 from rally_openstack.common import consts
 from rally_openstack.common.services.image import image as image_service
-from rally_openstack.task.cleanup import manager as resource_manager
 from rally_openstack.task import context as os_context
 
 from rally_container_bench.drivers import registry
@@ -136,7 +135,10 @@ class GuestImage(os_context.OpenStackContext):
             for image_id in guest.get("uploaded", {}).values():
                 with _logged("image %s" % image_id):
                     clients.glance("2").images.delete(image_id)
-        # What the loop above could not see (setup failed half-way).
+        # What the loop above could not see (setup failed half-way). Imported
+        # here: the module reads rally-openstack's options at import, which
+        # may not be registered yet when Rally loads this package.
+        from rally_openstack.task.cleanup import manager as resource_manager
         resource_manager.cleanup(
             names=["glance.images", "nova.keypairs"],
             admin=self.context.get("admin"), users=self.context["users"],

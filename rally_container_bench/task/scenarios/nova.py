@@ -47,7 +47,13 @@ class NovaInstancesScenario(phases.InstancePhasesMixin,
         return nova_driver.NovaDriver(
             self.clients("nova"), request, private_key, opts.register(),
             neutron=self.clients("neutron") if floating_network else None,
-            network_name=network_name)
+            network_name=network_name, admin_nova=self._admin_nova())
+
+    def _admin_nova(self):
+        """The admin's novaclient, or None in an env without admin."""
+        if not self.context.get("admin"):
+            return None
+        return self.admin_clients("nova")
 
     def _network_ref(self, network):
         """(id, name) of a network given by name or id; (None, None)."""
@@ -75,10 +81,7 @@ class NovaInstancesScenario(phases.InstancePhasesMixin,
         """Where the server ran: compute host, hypervisor, acceleration."""
         facts = driver.describe()
         facts["hypervisor_type_requested"] = hypervisor_type
-        try:
-            admin_nova = self.admin_clients("nova")
-        except Exception:
-            admin_nova = None
+        admin_nova = self._admin_nova()
         if admin_nova is not None:
             server = admin_nova.servers.get(instance.id)
             facts.update(nova_driver.hypervisor_facts(admin_nova, server))
