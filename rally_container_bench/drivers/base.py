@@ -129,6 +129,8 @@ class Driver(abc.ABC):
 
     #: the name task files use: "docker", "podman", "kvm", ...
     name = None
+    #: what the engine's timestamps are, for the report
+    engine_times_note = "The engine's own clock (epoch seconds)"
 
     def __init__(self, image, conf):
         self.image = image

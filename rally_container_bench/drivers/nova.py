@@ -80,6 +80,12 @@ class NovaDriver(base.Driver):
     """Servers of one Nova endpoint, booted from one BootRequest."""
 
     name = "nova"
+    engine_times_note = (
+        "Server-side clocks (epoch seconds; Nova keeps whole seconds for "
+        "created and launched_at): created = nova-api accepted the request, "
+        "launched_at = the compute host finished spawning, "
+        "create.<event>.start/finish = instance-action events. The phases "
+        "(build, network, delete) are the client's clock")
 
     def __init__(self, nova, request, private_key, conf, neutron=None,
                  network_name=None, hypervisor=None, admin_nova=None):

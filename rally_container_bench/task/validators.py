@@ -246,3 +246,29 @@ class SSHTargetValidator(validation.Validator):
         port = _arg(config, "port", 22)
         if not isinstance(port, int) or not 0 < port < 65536:
             self.fail("port must be a TCP port number, not %r" % port)
+
+
+# Its own platform validator makes it a semantic one: it runs with the
+# task's users (at syntax validation it would get no context).
+@validation.add("required_platform", platform="openstack", users=True)
+@validation.configure(name="rcbench_network_exists", platform="openstack")
+class NetworkExistsValidator(validation.Validator):
+    """The network argument (a name or id), if given, is visible.
+
+    Visible to the task's users: a typo fails here, not in every iteration.
+    """
+
+    def __init__(self, param_name):
+        super().__init__()
+        self.param_name = param_name
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        value = _arg(config, self.param_name)
+        if not value:
+            return
+        neutron = context["users"][0]["credential"].clients().neutron()
+        for key in ("id", "name"):
+            if neutron.list_networks(**{key: value})["networks"]:
+                return
+        self.fail("%s: no network %r is visible to the task's users"
+                  % (self.param_name, value))

@@ -68,9 +68,12 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
     def tearDownClass(cls):
         cls.home.close()
 
-    def nova_workloads(self, scenario):
-        return [w for w in helpers.workloads(self.report)
-                if scenario in w["scenario"]]
+    def nova_workloads(self, prefix):
+        """Workloads whose scenario name starts with prefix (never none)."""
+        found = [w for w in helpers.workloads(self.report)
+                 if any(name.startswith(prefix) for name in w["scenario"])]
+        self.assertTrue(found, prefix)
+        return found
 
     def test_every_platform_at_each_step_without_failures(self):
         proc = subprocess.run(
@@ -162,3 +165,20 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
         password = read_secrets()["ADMIN_PASS"]
         self.assertNotIn(password, json.dumps(self.report))
         self.assertNotIn(password, self.stdout)
+
+    def test_bad_input_fails_validation_before_any_boot(self):
+        cases = (({"network": "no-such-net"},
+                  "no network 'no-such-net' is visible"),
+                 ({"flavor": "no-such-flavor"},
+                  'Flavor \'{"name": "no-such-flavor"}\' not found'),
+                 ({"tests": ["quick-cpu", "fast-cpu"]},
+                  "unknown sysbench preset 'fast-cpu'"))
+        for args, message in cases:
+            with self.subTest(args=args):
+                proc = self.home.rally(
+                    "task", "validate", TASK, "--task-args-file", ARGS,
+                    "--task-args", json.dumps(dict(args, platforms=["kvm"],
+                                                   concurrency=[1])),
+                    check=False)
+                self.assertNotEqual(0, proc.returncode)
+                self.assertIn(message, proc.stdout + proc.stderr)

@@ -117,6 +117,12 @@ def _validators(cls):
                            missed=True),
             validation.add("rcbench_nova_image_or_upload",
                            param_name="image"),
+            validation.add("flavor_exists", param_name="flavor"),
+            validation.add("image_exists", param_name="image",
+                           nullable=True),
+            validation.add("rcbench_network_exists", param_name="network"),
+            validation.add("rcbench_network_exists",
+                           param_name="floating_network"),
     ]):
         cls = add(cls)
     return cls

@@ -55,14 +55,14 @@ class InstancePhasesMixin:
                         raise
                     LOG.warning("%s was not deleted after the iteration "
                                 "failed: %s" % (instance.name, e))
-                self.add_output(complete=engine_times_table(instance))
+                self.add_output(complete=engine_times_table(
+                    instance, driver.engine_times_note))
 
 
-def engine_times_table(instance):
+def engine_times_table(instance, note):
     rows = [[key, "" if value is None else "%.6f" % value]
             for key, value in sorted(instance.engine_times.items())]
     return {"title": "engine timestamps",
-            "description": "The engine's own clock (epoch seconds) for %s"
-                           % instance.name,
+            "description": "%s, for %s" % (note, instance.name),
             "chart_plugin": "Table",
             "data": {"cols": ["event", "epoch_s"], "rows": rows}}
