@@ -44,6 +44,9 @@ for bridge in $(ip -o link show type bridge 2>/dev/null | awk -F': ' '{print $2}
 done
 ip link delete "$AIO_HOST_IF" 2>/dev/null
 
+# setup.sh's shared bind mount of the LXC instances' roots.
+mountpoint -q /var/lib/nova/instances-lxc && umount /var/lib/nova/instances-lxc
+
 /etc/init.d/rabbitmq-server stop >/dev/null 2>&1
 epmd -kill >/dev/null 2>&1
 if $purge; then
@@ -58,7 +61,5 @@ fi
 /etc/init.d/mariadb stop >/dev/null 2>&1
 /etc/init.d/memcached stop >/dev/null 2>&1
 [ -x "$rcbench" ] && "$rcbench" engines stop kvm >/dev/null 2>&1
-# setup.sh's shared bind mount of the LXC instances' roots.
-mountpoint -q /var/lib/nova/instances-lxc && umount /var/lib/nova/instances-lxc
 aio_log "stopped"
 exit 0
