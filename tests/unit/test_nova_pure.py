@@ -138,3 +138,34 @@ class ImageFormsTestCase(unittest.TestCase):
     def test_no_form_for_other_hypervisors(self):
         with self.assertRaisesRegex(ValueError, "docker"):
             self.forms("docker", self.image())
+
+
+class FloatingIPTestCase(unittest.TestCase):
+    """Stand-in neutronclient for floating IPs.
+
+    The all-in-one cloud has no router, so floating IPs are not exercised
+    against a real Neutron here.
+    """
+
+    def test_attached_at_active_and_deleted_with_the_server(self):
+        nova_client, neutron = mock.Mock(), mock.Mock()
+        nova_client.servers.get.return_value = mock.Mock(
+            status="ACTIVE", id="id1",
+            addresses={"net": [{"version": 4, "addr": "10.0.0.5"}]})
+        neutron.list_ports.return_value = {"ports": [{"id": "port1"}]}
+        neutron.create_floatingip.return_value = {"floatingip": {
+            "id": "fip1", "floating_ip_address": "203.0.113.9"}}
+        request = nova.BootRequest(image="img", flavor="fl", network="net",
+                                   floating_network="ext")
+        driver = nova.NovaDriver(nova_client, request, "KEY",
+                                 conf(nova_poll_interval=0.05),
+                                 neutron=neutron, network_name="net")
+        instance = base.Instance(name="s1", id="id1")
+        driver.wait_running(instance, timeout=30)
+        self.assertEqual("203.0.113.9", instance.ssh_host)
+        body = neutron.create_floatingip.call_args[0][0]["floatingip"]
+        self.assertEqual(("ext", "port1"), (body["floating_network_id"],
+                                            body["port_id"]))
+        driver.delete(instance)
+        neutron.delete_floatingip.assert_called_once_with("fip1")
+        nova_client.servers.delete.assert_called_once_with("id1")

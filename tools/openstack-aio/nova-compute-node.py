@@ -1,4 +1,6 @@
-"""nova-compute with a node name of its own: python3 nova-compute-node.py NODE ARGS...
+"""nova-compute with a node name of its own.
+
+    python3 nova-compute-node.py NODE [nova-compute arguments]
 
 Two libvirt compute services on one machine share one libvirtd, whose
 host name Nova takes as the node name; Placement needs a unique name per

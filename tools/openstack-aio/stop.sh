@@ -43,6 +43,13 @@ for bridge in $(ip -o link show type bridge 2>/dev/null | awk -F': ' '{print $2}
     ip link delete "$bridge" 2>/dev/null
 done
 ip link delete "$AIO_HOST_IF" 2>/dev/null
+# The agents' iptables chains (named after their programs, lb-agent-*, and
+# neutron-*) with the jumps into them; every other rule stays.
+for table in filter raw mangle nat; do
+    rules=$(iptables-save -t "$table" 2>/dev/null) || continue
+    grep -q -E 'lb-agent-|neutron-' <<<"$rules" || continue
+    grep -v -E 'lb-agent-|neutron-' <<<"$rules" | iptables-restore -T "$table"
+done
 
 # setup.sh's shared bind mount of the LXC instances' roots.
 mountpoint -q /var/lib/nova/instances-lxc && umount /var/lib/nova/instances-lxc
