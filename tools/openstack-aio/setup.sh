@@ -16,7 +16,7 @@
 # /etc/rcbench-aio/rally-env.json (`rally env create --spec`).
 # Environment: AIO_VIRT_TYPE=kvm on hosts with hardware virtualization
 # (default qemu: TCG), RCBENCH (the rcbench command that starts libvirtd).
-set -euo pipefail
+set -Eeuo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 # shellcheck source=common.sh
@@ -28,6 +28,13 @@ source "$here/configure.sh"
 rcbench=${RCBENCH:-$top/.venv/bin/rcbench}
 lxc_roots=/var/lib/nova/instances-lxc
 started=$(date +%s)
+# The services' own tools are chatty (deprecation and eventlet warnings):
+# their output goes to a log, shown when a step fails.
+mkdir -p "$AIO_LOG"
+setup_log=$AIO_LOG/setup.log
+: > "$setup_log"
+quiet() { "$@" >>"$setup_log" 2>&1; }
+trap 'aio_log "failed; the end of $setup_log:"; tail -n 40 "$setup_log" >&2' ERR
 
 [ "$(id -u)" = 0 ] || { echo "setup.sh: run as root" >&2; exit 1; }
 grep -q bookworm /etc/os-release \
@@ -109,7 +116,6 @@ start_backends() {
 as() { local user=$1; shift; setpriv --reuid "$user" --regid "$user" --init-groups "$@"; }
 
 sync_databases() {
-    aio_log "database schemas"
     as keystone keystone-manage db_sync
     as keystone keystone-manage fernet_setup --keystone-user keystone --keystone-group keystone
     as keystone keystone-manage credential_setup --keystone-user keystone --keystone-group keystone
@@ -160,7 +166,6 @@ EOF
 os_() { openstack "$@"; }
 
 register_services() {
-    aio_log "keystone: service users, services, endpoints"
     # shellcheck disable=SC1091
     source "$AIO_ETC/openrc"
     os_ project show service >/dev/null 2>&1 \
@@ -228,7 +233,11 @@ start_daemons() {
         # shellcheck disable=SC2086
         aio_start "$name" "$user" $argv
         case $name in
-        keystone) wait_port keystone 5000; register_services ;;
+        keystone)
+            wait_port keystone 5000
+            aio_log "keystone: service users, services, endpoints"
+            quiet register_services
+            ;;
         glance-api) wait_port glance 9292 ;;
         placement-api) wait_port placement 8778 ;;
         nova-api) wait_port nova 8774 ;;
@@ -278,7 +287,8 @@ aio_log "configuring"
 aio_configure
 provider_link
 start_backends
-sync_databases
+aio_log "database schemas"
+quiet sync_databases
 write_openrc
 start_libvirt
 aio_log "starting daemons"
@@ -288,6 +298,6 @@ source "$AIO_ETC/openrc"
 wait_for "neutron agents (linuxbridge, dhcp) alive" 120 agents_up
 provider_network
 wait_for "both nova-compute services up" 180 computes_up
-as nova nova-manage cell_v2 discover_hosts >/dev/null
+quiet as nova nova-manage cell_v2 discover_hosts
 aio_log "ready in $(( $(date +%s) - started )) s: source $AIO_ETC/openrc;" \
     "rally env create --name aio --spec $AIO_ETC/rally-env.json"
