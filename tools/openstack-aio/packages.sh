@@ -11,7 +11,7 @@ AIO_PACKAGES=(
     neutron-api neutron-rpc-server neutron-linuxbridge-agent
     neutron-dhcp-agent neutron-metadata-agent
     python3-openstackclient genisoimage bridge-utils iptables ebtables
-    dnsmasq-base iputils-ping
+    dnsmasq-base iputils-ping procps
 )
 # Packages that would ask to configure their database, register an
 # endpoint or create an admin: setup.sh does it, the same way every time.

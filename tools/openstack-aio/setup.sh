@@ -66,7 +66,7 @@ load_secrets() {
     if [ ! -s "$AIO_ETC/secrets" ]; then
         umask 077
         for name in DB_PASS RABBIT_PASS SERVICE_PASS ADMIN_PASS; do
-            echo "$name=$(openssl rand -hex 16)"
+            echo "$name=$(python3 -c "import secrets; print(secrets.token_hex(16))")"
         done > "$AIO_ETC/secrets"
         umask 022
     fi
