@@ -88,7 +88,7 @@ class NovaDriver(base.Driver):
         "(build, network, delete) are the client's clock")
 
     def __init__(self, nova, request, private_key, conf, neutron=None,
-                 network_name=None, hypervisor=None, admin_nova=None):
+                 network_name=None, admin_nova=None):
         super().__init__(image=None, conf=conf)
         self.nova = nova
         # Instance-action events are admin-only under Nova's default
@@ -98,7 +98,6 @@ class NovaDriver(base.Driver):
         self.request = request
         self.private_key = private_key
         self.network_name = network_name
-        self.hypervisor = hypervisor
 
     def create(self, name):
         r = self.request
@@ -213,11 +212,8 @@ class NovaDriver(base.Driver):
             if s.name.startswith(prefix)]
 
     def describe(self):
-        facts = {"driver": self.name, "nova_image": self.request.image,
-                 "flavor": self.request.flavor}
-        if self.hypervisor:
-            facts.update(self.hypervisor)
-        return facts
+        return {"driver": self.name, "nova_image": self.request.image,
+                "flavor": self.request.flavor}
 
     @classmethod
     def check(cls, conf):
