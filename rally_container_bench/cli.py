@@ -1,7 +1,8 @@
 """rcbench: the verbs Rally has no place for.
 
     rcbench doctor                           what this host can run, why not
-    rcbench images build [--force]           build the offline guest image
+    rcbench images build [--force]           build the offline guest image,
+                                             the busybox image, CRI stubs
     rcbench engines start|stop [ENGINE ...]  start/stop engine daemons
     rcbench cleanup [--task UUID] [--dry-run] delete instances Rally named on
                     [--rally-config FILE]    every local engine (after a crash)
@@ -22,7 +23,10 @@ import sys
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemons
 from rally_container_bench.drivers import registry
+from rally_container_bench.images import busybox
 from rally_container_bench.images import guest
+from rally_container_bench.lifecycle import cri_api
+from rally_container_bench.lifecycle import registry as lifecycle_registry
 from rally_container_bench import opts
 from rally_container_bench import rally_tasks
 from rally_container_bench.report import summary
@@ -74,6 +78,17 @@ def _doctor(args):
             usable, why = False, "cannot load the driver: %s" % e
         usable_any = usable_any or usable
         print("%-13s %-8s %s" % (name, "usable" if usable else "NO", why))
+    tiny = busybox.BusyboxImage.in_cache(conf.image_cache_dir)
+    print("lifecycle runtimes (busybox image: %s)" % (
+        tiny.dir if tiny.is_built() else "not built (rcbench images build)"))
+    for name in lifecycle_registry.NAMES:
+        try:
+            usable, why = lifecycle_registry.driver_class(name).check(conf)
+        except Exception as e:
+            usable, why = False, "cannot load the driver: %s" % e
+        print("  %-14s %-8s %s" % (name, "usable" if usable else "NO", why))
+    for name, why in sorted(lifecycle_registry.UNAVAILABLE.items()):
+        print("  %-14s %-8s %s" % (name, "NO", why))
     return 0 if usable_any else 1
 
 
@@ -81,6 +96,15 @@ def _images_build(args):
     conf = opts.register()
     image = guest.build(conf.image_cache_dir, force=args.force)
     print(image.dir)
+    tiny = busybox.build(conf.image_cache_dir, force=args.force,
+                         log=guest.log)
+    print(tiny.dir)
+    try:
+        print(cri_api.build(conf.image_cache_dir))
+    except cri_api.CriApiError as e:
+        # Only the cri-containerd runtime needs them; doctor says so.
+        print("rcbench images: no CRI stubs (cri-containerd unusable): %s"
+              % e, file=sys.stderr)
     return 0
 
 
@@ -138,14 +162,18 @@ def _cleanup(args):
         print("rcbench cleanup: %s not asked: %s" % (driver_name, error),
               file=sys.stderr)
 
+    conf = opts.register()
+    found = [(driver, name, driver.remove) for driver, name in
+             registry.leftovers(conf, matches, unreachable)]
+    found += [(driver, name, driver.force_remove) for driver, name in
+              lifecycle_registry.leftovers(conf, matches, unreachable)]
     failed = 0
-    for driver, name in registry.leftovers(opts.register(), matches,
-                                           unreachable):
+    for driver, name, remove in found:
         if args.dry_run:
             print("would delete %s %s" % (driver.name, name))
             continue
         try:
-            driver.remove(name)
+            remove(name)
             print("deleted %s %s" % (driver.name, name))
         except base.DriverError as e:
             failed += 1

@@ -74,6 +74,9 @@ OPTS = [
                help="Memory of a local VM, MiB."),
     cfg.IntOpt("vm_vcpus", default=1, min=1,
                help="vCPUs of a local VM (KEK's flavor had 1)."),
+    cfg.IntOpt("lifecycle_vm_memory_mb", default=128, min=32,
+               help="Memory of a ContainerLifecycle VM (busybox "
+                    "initramfs, no disk), MiB."),
     cfg.IntOpt("vm_disk_gb", default=20, min=2,
                help="Disk of a local VM, GiB: a thin overlay of the image "
                     "that the guest grows into at boot (KEK's flavor had "

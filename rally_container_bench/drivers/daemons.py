@@ -225,6 +225,37 @@ def _libvirtd_argv(cache):
             'umount /sys/fs/cgroup/unified && exec "$@"', "libvirtd"] + argv
 
 
+def _containerd_config(conf):
+    """Where rcbench's own containerd reads its config (written at start)."""
+    return os.path.join(os.path.expanduser(conf.image_cache_dir),
+                        "containerd", "config.toml")
+
+
+def _write_containerd_config(conf):
+    def write():
+        from rally_container_bench.images import busybox
+        from rally_container_bench.lifecycle import containerd
+        path = _containerd_config(conf)
+        cni = os.path.join(os.path.dirname(path), "cni")
+        os.makedirs(cni, exist_ok=True)
+        tag = busybox.BusyboxImage.in_cache(conf.image_cache_dir).tag
+        with open(path, "w") as f:
+            f.write(containerd.config_toml(tag, cni))
+    return write
+
+
+def _remove_containerd_instances(conf):
+    """Before our containerd stops: its shims would outlive it."""
+    def run(report):
+        from rally_container_bench.lifecycle import registry
+        for runtime in ("cri-containerd", "containerd"):
+            driver = registry.driver_class(runtime)(None, conf)
+            for name in driver.list_names():
+                driver.force_remove(name)
+                report("%s: removed %s" % (runtime, name))
+    return run
+
+
 def daemons(conf):
     """The daemons local drivers need, by engine name, in start order."""
     docker_socket = conf.docker_url.replace("unix://", "", 1)
@@ -241,6 +272,13 @@ def daemons(conf):
             Daemon("libvirtd", _libvirtd_argv(cache), cache,
                    _libvirt_answers(conf), prepare=share_kvm_device),
         ],
+        # Its own containerd (socket, root, state): Docker's is untouched.
+        "containerd": [Daemon(
+            "containerd", ["containerd", "--config",
+                           _containerd_config(conf)], cache,
+            _socket_answers("/run/rcbench-containerd/containerd.sock"),
+            prepare=_write_containerd_config(conf),
+            before_stop=_remove_containerd_instances(conf))],
     }
     if hybrid_cgroups():
         # Not a daemon: a process holding a private mount namespace without

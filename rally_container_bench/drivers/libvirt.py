@@ -59,8 +59,8 @@ _CMDLINE = ("root=/dev/vda rw console=ttyS0 quiet net.ifnames=0 "
             "init=/sbin/rcbench-init -- vm")
 # -cpu host without arch-capabilities: plain "host" aborts on MSR 0x10a
 # on some hosts (PVM among them).
-_KVM_CPU = ("<cpu mode='host-passthrough'><feature policy='disable' "
-            "name='arch-capabilities'/></cpu>")
+KVM_CPU = ("<cpu mode='host-passthrough'><feature policy='disable' "
+           "name='arch-capabilities'/></cpu>")
 _TCG_FEATURES = "<tcg><tb-cache unit='MiB'>128</tb-cache></tcg>"
 
 
@@ -150,7 +150,7 @@ class LibvirtDriver(base.Driver):
             memory=int(self.conf.vm_memory_mb), vcpus=int(self.conf.vm_vcpus),
             kernel=quote(self.image.kernel), initrd=quote(self.image.initrd),
             cmdline=_CMDLINE, features="" if kvm else _TCG_FEATURES,
-            cpu=_KVM_CPU if kvm else "", disk=quote(disk),
+            cpu=KVM_CPU if kvm else "", disk=quote(disk),
             console=quote(os.path.join(directory, "console.log")),
             port=int(port))
 

@@ -58,6 +58,10 @@ class PodmanDriver(base.Driver):
             prefix = ["nsenter", "--mount", "--target", str(pid)]
         return base.run_cli(prefix + list(argv), timeout, env)
 
+    def command(self, *args, timeout=120):
+        """CompletedProcess of one podman CLI call with this runtime."""
+        return self._podman(*args, timeout=timeout)
+
     def _podman(self, *args, timeout=120):
         argv = ["podman", "--cgroup-manager=cgroupfs",
                 "--events-backend=file", "--runtime", self.runtime]

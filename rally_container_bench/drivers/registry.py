@@ -47,10 +47,16 @@ def prepared_driver(name, conf):
     Rally's runner forks worker processes, so each prepares its own (the
     engine work is idempotent: the image is imported only once).
     """
-    key = (os.getpid(), name)
+    return prepared_once(name, lambda: driver_class(name)(guest_image(conf),
+                                                          conf))
+
+
+def prepared_once(key, make):
+    """make()'s driver, prepared, once per process and key."""
+    key = (os.getpid(), key)
     with _lock:
         if key not in _prepared:
-            driver = driver_class(name)(guest_image(conf), conf)
+            driver = make()
             driver.prepare()
             _prepared[key] = driver
         return _prepared[key]

@@ -12,7 +12,9 @@ from rally_container_bench.report import results
 from rally_container_bench.report import stats
 
 NATIVE = "native"
-PHASE_ORDER = ("build", "network", results.BUILD_NETWORK, "delete")
+PHASE_ORDER = ("build", "network", results.BUILD_NETWORK, "delete",
+               # ContainerLifecycle's verbs (seed 000's ptcr table)
+               "create", "start", "stop", "remove", "run")
 CSV_COLUMNS = ("metric", "unit", "platform", "concurrency", "n", "failed",
                "mean", "sd", "median", "ci_low", "ci_high",
                "ratio_to_native", "ratio_ci_low", "ratio_ci_high",
@@ -48,6 +50,9 @@ def build(documents, title=None):
             if label not in platforms:
                 continue
             for concurrency in _steps(collected, label):
+                if not values.get((metric["name"], label, concurrency)) \
+                        and not collected.failed[(label, concurrency)]:
+                    continue  # e.g. a footprint (concurrency 1 only)
                 rows.append(_row(metric, label, concurrency, values,
                                  collected))
     return {
@@ -83,7 +88,8 @@ def _metrics(samples):
             found[sample.metric]["all_zero"] = False
     for metric in found.values():
         metric["headline"] = not metric["all_zero"] and (
-            metric["name"] in PHASE_ORDER or (
+            metric["name"] in PHASE_ORDER
+            or metric["name"].startswith("footprint.") or (
                 metric["kind"] == "sysbench" and metric["unit"].endswith("/s")
                 and metric["higher_is_better"]))
     order = list(found)  # first appearance: the task's order of tests

@@ -4,8 +4,9 @@ Pure: reads the JSON that ``rally task report --json`` and
 ``rally task export --type json`` write (tasks[].subtasks[].workloads[]),
 knows no engine. Every iteration gives samples ``(metric, unit, value)``
 under its platform and concurrency: the duration of each phase (top-level
-atomic action; a child is "<parent>/<child>"), "build+network", and every
-row of the iteration's "sysbench <label>" tables.
+atomic action; a child is "<parent>/<child>"), "build+network", every
+row of the iteration's "sysbench <label>" tables, and every row of its
+"footprint" table (memory, lower is better).
 """
 
 import collections
@@ -14,6 +15,7 @@ from rally_container_bench.sysbench import parse
 
 BUILD_NETWORK = "build+network"
 SYSBENCH_PREFIX = "sysbench "
+FOOTPRINT_TITLE = "footprint"
 ENVIRONMENT_TITLE = "environment"
 VM_ACCELERATIONS = ("kvm", "tcg", "hvf", "whpx")
 
@@ -140,6 +142,12 @@ def _iteration_values(iteration):
                durations["build"] + durations["network"])
     for table in iteration.get("output", {}).get("additive", []):
         title = table.get("title", "")
+        if title == FOOTPRINT_TITLE:
+            for row_name, value in table.get("data", []):
+                name, unit = _split_row(row_name)
+                if value is not None:
+                    yield "footprint." + name, unit, False, float(value)
+            continue
         if not title.startswith(SYSBENCH_PREFIX):
             continue
         test = title[len(SYSBENCH_PREFIX):]

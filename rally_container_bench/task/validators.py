@@ -272,3 +272,50 @@ class NetworkExistsValidator(validation.Validator):
                 return
         self.fail("%s: no network %r is visible to the task's users"
                   % (self.param_name, value))
+
+
+@validation.configure(name="rcbench_lifecycle_ready")
+class LifecycleReadyValidator(validation.Validator):
+    """The lifecycle runtime answers, its image is built, VMs fit.
+
+    VMs: concurrency (or the footprint's instances) x (VM memory + QEMU's
+    own) within MemAvailable.
+    """
+
+    def __init__(self, runtime_param="runtime", instances_param=None):
+        super().__init__()
+        self.runtime_param = runtime_param
+        self.instances_param = instances_param
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        from rally_container_bench.lifecycle import registry as lifecycle
+        name = _arg(config, self.runtime_param)
+        if name not in lifecycle.NAMES and name not in lifecycle.UNAVAILABLE:
+            return  # the enum validator names the known runtimes
+        conf = opts.register()
+        try:
+            driver = lifecycle.driver_class(name)
+        except base.DriverError as e:
+            self.fail(str(e))
+        if name == "kvm":
+            self._check_memory(config, conf)
+        try:
+            lifecycle.image(conf)
+        except base.DriverError as e:
+            self.fail(str(e))
+        usable, why = driver.check(conf)
+        if not usable:
+            self.fail("runtime %r cannot run on this host: %s" % (name, why))
+
+    def _check_memory(self, config, conf):
+        count = max(_concurrency(config),
+                    _arg(config, self.instances_param, 1)
+                    if self.instances_param else 1)
+        available = _mem_available_mb()
+        need = count * (conf.lifecycle_vm_memory_mb + QEMU_OVERHEAD_MB)
+        if available is not None and need > available:
+            self.fail("%d VMs x (%d MiB + %d MiB for QEMU) = %d MiB, but "
+                      "this host has %d MiB available: fewer at once, or "
+                      "[container_bench] lifecycle_vm_memory_mb"
+                      % (count, conf.lifecycle_vm_memory_mb,
+                         QEMU_OVERHEAD_MB, need, available))

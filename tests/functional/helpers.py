@@ -177,3 +177,11 @@ def additive(iteration):
     """{title: {row label: value}} of an iteration's additive output."""
     return {item["title"]: dict(item["data"])
             for item in iteration["output"]["additive"]}
+
+
+def environment(iteration):
+    """{key: value} of an iteration's "environment" table."""
+    for table in iteration["output"]["complete"]:
+        if table["title"] == "environment":
+            return dict(table["data"]["rows"])
+    return {}

@@ -28,6 +28,7 @@ TASK_ARGS = {
                                      "native-quick.yaml"],
     "native_baseline.yaml": ["kek2015.yaml", "local-quick.yaml",
                              "native-quick.yaml"],
+    "local_lifecycle.yaml": ["lifecycle-quick.yaml"],
 }
 
 
@@ -63,6 +64,8 @@ class TaskFilesTestCase(unittest.TestCase):
         with mock.patch.object(validators.HostCapacityValidator,
                                "validate", return_value=None), \
                 mock.patch.object(validators.EngineReadyValidator,
+                                  "validate", return_value=None), \
+                mock.patch.object(validators.LifecycleReadyValidator,
                                   "validate", return_value=None), \
                 mock.patch.object(validators.registry, "guest_image"):
             eng.validate(only_syntax=True)
@@ -118,7 +121,7 @@ class TaskFilesTestCase(unittest.TestCase):
                 with self.subTest(task=task, args=args_file):
                     config = self.validate(os.path.join(TASKS, task), **args)
                     # one subtask per concurrency step (and platform)
-                    steps = len(args["concurrency"])
+                    steps = len(args.get("concurrency", [1]))
                     self.assertTrue(config.subtasks)
                     self.assertEqual(0, len(config.subtasks) % steps)
 

@@ -126,8 +126,7 @@ class HostCapacityTestCase(unittest.TestCase):
                 tests=["quick-fileio-rndrd"]))
 
 
-class EngineReadyTestCase(unittest.TestCase):
-    """Engines that cannot answer, for real: nothing listens there."""
+class OverridesMixin:
 
     def override(self, **options):
         opts.register()
@@ -135,6 +134,10 @@ class EngineReadyTestCase(unittest.TestCase):
             rally_cfg.CONF.set_override(name, value, group=opts.GROUP)
             self.addCleanup(rally_cfg.CONF.clear_override, name,
                             group=opts.GROUP)
+
+
+class EngineReadyTestCase(OverridesMixin, unittest.TestCase):
+    """Engines that cannot answer, for real: nothing listens there."""
 
     def test_an_engine_that_does_not_answer_is_named_before_any_boot(self):
         with tempfile.TemporaryDirectory() as scratch:
@@ -166,3 +169,43 @@ class EngineReadyTestCase(unittest.TestCase):
         self.assertIn("driver 'lxc' has no image to boot: the guest image "
                       "is not built in %s" % scratch, found)
         self.assertIn("rcbench images build", found)
+
+
+class LifecycleReadyTestCase(OverridesMixin, unittest.TestCase):
+    """ContainerLifecycle's runtime check, for real on this host."""
+
+    def errors(self, runner, **args):
+        return " ".join(workload_errors(
+            "ContainerLifecycle.create_start_stop_remove", runner, **args))
+
+    def test_vms_beyond_the_host_memory_are_rejected_first(self):
+        found = self.errors({"times": 1, "concurrency": 100000},
+                            runtime="kvm")
+        self.assertRegex(found, r"100000 VMs x \(128 MiB \+ 256 MiB for "
+                                r"QEMU\) = \d+ MiB, but this host has \d+ "
+                                r"MiB available")
+
+    def test_footprint_counts_its_instances(self):
+        found = " ".join(workload_errors(
+            "ContainerLifecycle.footprint", {"times": 1, "concurrency": 1},
+            runtime="kvm", instances=1000))
+        self.assertIn("1000 VMs x (128 MiB", found)
+
+    def test_unpackaged_runtimes_say_why(self):
+        found = self.errors({"times": 1, "concurrency": 1}, runtime="kata")
+        self.assertIn("kata-containers is not packaged for Debian", found)
+
+    def test_a_busybox_image_not_built_is_named(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            self.override(image_cache_dir=scratch)
+            found = self.errors({"times": 1, "concurrency": 1},
+                                runtime="runc")
+        self.assertIn("the busybox image is not built in %s" % scratch,
+                      found)
+
+    def test_a_daemon_that_is_not_running_is_named(self):
+        if os.path.exists("/run/rcbench-containerd/containerd.sock"):
+            self.skipTest("rcbench's containerd runs here")
+        found = self.errors({"times": 1, "concurrency": 1},
+                            runtime="containerd")
+        self.assertIn("rcbench engines start containerd", found)

@@ -55,10 +55,14 @@ EOF
         /var/log/keystone/keystone.log 2 8
     uwsgi_ini placement-api 8778 /usr/bin/placement-api placement \
         /var/log/placement/placement-api.log 2 4
+    # nova-api and neutron-api monkey-patch eventlet: one thread per
+    # worker. With uWSGI threads, neutron's pecan request state leaks
+    # between threads (KeyError 'query_params', HTTP 500 under load, and
+    # "greenlet.error: cannot switch to a different thread").
     uwsgi_ini nova-api 8774 /usr/bin/nova-api-wsgi nova \
         /var/log/nova/nova-api.log 3 1
     uwsgi_ini neutron-api 9696 /usr/bin/neutron-api neutron \
-        /var/log/neutron/neutron-api.log 2 4
+        /var/log/neutron/neutron-api.log 3 1
 
     write_conf /etc/rabbitmq/rabbitmq.conf rabbitmq <<EOF
 listeners.tcp.default = 127.0.0.1:5672

@@ -14,6 +14,7 @@ from rally.task import scenario
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import registry
+from rally_container_bench.lifecycle import registry as lifecycle_registry
 from rally_container_bench import opts
 
 LOG = logging.getLogger(__name__)
@@ -24,12 +25,16 @@ LOG = logging.getLogger(__name__)
 class LocalCleanup(context.Context):
     CONFIG_SCHEMA = {"type": "object", "additionalProperties": False}
 
+    #: the driver registry whose engines are asked
+    registry = registry
+
     def setup(self):
         # The engines that answer now: one that stops answering during the
         # workload may have left instances behind (a warning at cleanup).
-        self._answered = set(registry.NAMES)
-        registry.leftovers(opts.register(), lambda name: False,
-                           on_error=lambda d, e: self._answered.discard(d))
+        self._answered = set(self.registry.NAMES)
+        self.registry.leftovers(
+            opts.register(), lambda name: False,
+            on_error=lambda d, e: self._answered.discard(d))
 
     def cleanup(self):
         owner_id = self.get_owner_id()
@@ -46,7 +51,7 @@ class LocalCleanup(context.Context):
             else:
                 LOG.debug("cleanup: %s not asked: %s" % (driver, error))
 
-        found = registry.leftovers(
+        found = self.registry.leftovers(
             opts.register(),
             lambda name: owner.name_matches_object(name, task_id=owner_id),
             on_error=unreachable)
@@ -54,6 +59,22 @@ class LocalCleanup(context.Context):
             LOG.warning("cleanup: deleting leftover %s instance %s"
                         % (driver.name, name))
             try:
-                driver.remove(name)
+                self._remove(driver, name)
             except base.DriverError as e:
                 LOG.error("cleanup: could not delete %s: %s" % (name, e))
+
+    @staticmethod
+    def _remove(driver, name):
+        driver.remove(name)
+
+
+@context.configure(name="rcbench_lifecycle_cleanup", platform="default",
+                   order=900, hidden=True)
+class LifecycleCleanup(LocalCleanup):
+    """The same for ContainerLifecycle scenarios' runtimes."""
+
+    registry = lifecycle_registry
+
+    @staticmethod
+    def _remove(driver, name):
+        driver.force_remove(name)

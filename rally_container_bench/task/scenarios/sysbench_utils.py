@@ -25,7 +25,7 @@ class SysbenchScenarioMixin:
 
     def add_environment(self, environment):
         """Where the iteration ran: the comparison report groups by it."""
-        self.add_output(complete=_environment_table(environment))
+        self.add_output(complete=environment_table(environment))
 
     def _timed(self, label):
         return atomic.ActionTimer(self, "sysbench.%s" % label)
@@ -93,7 +93,7 @@ def _metrics_table(run, version):
     }
 
 
-def _environment_table(environment):
+def environment_table(environment):
     return {
         "title": ENVIRONMENT_TITLE,
         "description": "Where this iteration ran",

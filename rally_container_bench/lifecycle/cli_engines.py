@@ -1,0 +1,142 @@
+"""Docker and Podman through their CLIs: the same verbs, as ptcr drives them.
+
+Instances carry the label rcbench-lifecycle=1, which cleanup lists by.
+Podman runs with runc or crun (``--runtime``) and, on hybrid-cgroup hosts,
+inside the mount namespace ``rcbench engines start podman`` holds.
+"""
+
+import os
+import shutil
+
+from rally_container_bench.drivers import base as drivers_base
+from rally_container_bench.drivers import podman as podman_driver
+from rally_container_bench.lifecycle import base
+
+LABEL = "rcbench-lifecycle"
+
+
+class CliEngine(base.LifecycleDriver):
+    """An engine whose CLI has docker's verbs."""
+
+    def _cli(self, *args, timeout=120):
+        """CompletedProcess of one CLI call."""
+        raise NotImplementedError
+
+    def _checked(self, *args):
+        proc = self._cli(*args)
+        if proc.returncode != 0:
+            raise base.DriverError("%s %s failed: %s" % (
+                self.name, args[0], (proc.stderr or proc.stdout)
+                .strip()[-1500:]))
+        return proc.stdout
+
+    def prepare(self):
+        if self._cli("image", "inspect", self.image.tag).returncode != 0:
+            self._checked("load", "-i", self.image.archive)
+
+    def _create_args(self, name):
+        return ["--name", name, "--label", "rcbench=1", "--label",
+                LABEL + "=1", "--network",
+                "none", self.image.tag]
+
+    def create(self, name):
+        self._checked("create", *self._create_args(name))
+
+    def start(self, name):
+        self._checked("start", name)
+
+    def stop(self, name):
+        self._checked("stop", "-t", "0", name)
+
+    def remove(self, name):
+        self._checked("rm", name)
+
+    def run(self, name):
+        self._checked("run", "-d", *self._create_args(name))
+
+    #: rm -f flags that kill at once (podman's rm -f waits 10 s for the
+    #: shell loop, which ignores SIGTERM, before it kills)
+    force_flags = ("-f",)
+
+    def force_remove(self, name):
+        proc = self._cli("rm", *self.force_flags, name)
+        if proc.returncode != 0 and "such container" not in proc.stderr:
+            raise base.DriverError("%s rm -f %s failed: %s"
+                                   % (self.name, name, proc.stderr.strip()))
+
+    def list_names(self):
+        return self._checked("ps", "-a", "--filter", "label=" + LABEL,
+                             "--format", "{{.Names}}").split()
+
+    def workload_pid(self, name):
+        return int(self._checked("inspect", "--format", "{{.State.Pid}}",
+                                 name).strip())
+
+
+class DockerCli(CliEngine):
+    name = "docker"
+
+    def _cli(self, *args, timeout=120):
+        return drivers_base.run_cli(
+            ["docker", "-H", self.conf.docker_url] + list(args), timeout)
+
+    def daemon_pids(self):
+        pids = [base.pid_from_file(path) for path in (
+            os.path.join(os.path.dirname(
+                self.conf.docker_url.replace("unix://", "", 1)),
+                "docker.pid"),
+            "/var/run/docker/containerd/containerd.pid")]
+        return [pid for pid in pids if pid]
+
+    def describe(self):
+        version = self._checked("version", "--format",
+                                "{{.Server.Version}}").strip()
+        return dict(super().describe(), runtime="runc",
+                    engine_version="docker " + version)
+
+    @classmethod
+    def check(cls, conf):
+        if shutil.which("docker") is None:
+            return False, "docker is not installed (apt: docker.io)"
+        proc = drivers_base.run_cli(
+            ["docker", "-H", conf.docker_url, "version"], 30)
+        if proc.returncode != 0:
+            return False, ("dockerd does not answer at %s (rcbench engines "
+                           "start docker)" % conf.docker_url)
+        return True, "docker CLI, runc"
+
+
+class PodmanCli(CliEngine):
+    runtime = None
+    force_flags = ("-f", "-t", "0")
+
+    def __init__(self, image, conf):
+        super().__init__(image, conf)
+        self._podman = {"runc": podman_driver.PodmanRuncDriver,
+                        "crun": podman_driver.PodmanCrunDriver}[
+                            self.runtime](None, conf)
+
+    def _cli(self, *args, timeout=120):
+        return self._podman.command(*args, timeout=timeout)
+
+    def describe(self):
+        version = self._checked("version", "--format",
+                                "{{.Client.Version}}").strip()
+        return dict(super().describe(), runtime=self.runtime,
+                    engine_version="podman " + version)
+
+    @classmethod
+    def check(cls, conf):
+        return {"runc": podman_driver.PodmanRuncDriver,
+                "crun": podman_driver.PodmanCrunDriver}[cls.runtime].check(
+                    conf)
+
+
+class PodmanRuncCli(PodmanCli):
+    name = "podman-runc"
+    runtime = "runc"
+
+
+class PodmanCrunCli(PodmanCli):
+    name = "podman-crun"
+    runtime = "crun"

@@ -1,0 +1,129 @@
+"""Plain OCI runtimes, runc and crun, on a bundle: no engine above them.
+
+Each instance is a bundle directory with its config.json; the busybox tree
+is every bundle's read-only root. The runtimes keep their state under a
+root of their own (/run/rcbench-<runtime>), so ``list`` shows only ours.
+crun 1.8 refuses hybrid cgroups: there it runs in podman's mount namespace
+(``rcbench engines start podman``), as podman's crun does.
+"""
+
+import json
+import os
+import shutil
+
+from rally_container_bench.drivers import base as drivers_base
+from rally_container_bench.drivers import podman as podman_driver
+from rally_container_bench.images import busybox
+from rally_container_bench.lifecycle import base
+from rally_container_bench.lifecycle import oci_spec
+
+
+class OciRuntime(base.LifecycleDriver):
+    binary = None
+    #: needs podman's mount namespace on hybrid-cgroup hosts
+    needs_cgroup_namespace = False
+
+    def _argv(self, *args):
+        argv = [self.binary, "--root", "/run/rcbench-" + self.binary]
+        argv += list(args)
+        if not self.needs_cgroup_namespace:
+            return argv
+        holder = podman_driver.PodmanDriver._namespace_holder(self.conf)
+        if holder is None:
+            return argv
+        pid = holder.started_pid()
+        if pid is None:
+            raise base.DriverError(
+                "%s needs podman's mount namespace on this host (hybrid "
+                "cgroups): rcbench engines start podman" % self.binary)
+        return ["nsenter", "--mount", "--target", str(pid)] + argv
+
+    def _bundle(self, name):
+        return os.path.join(os.path.expanduser(self.conf.image_cache_dir),
+                            "bundles", self.binary, name)
+
+    def _write_bundle(self, name):
+        bundle = self._bundle(name)
+        os.makedirs(bundle, exist_ok=True)
+        with open(os.path.join(bundle, "config.json"), "w") as f:
+            json.dump(oci_spec.config(self.image.rootfs, busybox.COMMAND,
+                                      busybox.ENV), f)
+        return bundle
+
+    def prepare(self):
+        if not os.path.isdir(self.image.rootfs):
+            raise base.DriverError("no busybox tree at %s (rcbench images "
+                                   "build)" % self.image.rootfs)
+
+    def create(self, name):
+        bundle = self._write_bundle(name)
+        base.detached(self._argv("create", "--bundle", bundle, name),
+                      "%s create %s" % (self.binary, name))
+
+    def start(self, name):
+        base.checked(self._argv("start", name))
+
+    def _status(self, name):
+        proc = drivers_base.run_cli(self._argv("state", name))
+        if proc.returncode != 0:
+            return None
+        return json.loads(proc.stdout)
+
+    def stop(self, name):
+        base.checked(self._argv("kill", name, "KILL"))
+        drivers_base.wait_until(
+            lambda: (self._status(name) or {}).get("status") == "stopped",
+            self.conf.delete_timeout, 0.005, "%s %s stopped"
+            % (self.binary, name))
+
+    def remove(self, name):
+        base.checked(self._argv("delete", name))
+        shutil.rmtree(self._bundle(name), ignore_errors=True)
+
+    def run(self, name):
+        bundle = self._write_bundle(name)
+        base.detached(self._argv("run", "-d", "--bundle", bundle, name),
+                      "%s run %s" % (self.binary, name))
+
+    def force_remove(self, name):
+        drivers_base.run_cli(self._argv("delete", "-f", name))
+        if self._status(name) is not None:
+            raise base.DriverError("%s delete -f %s left it behind"
+                                   % (self.binary, name))
+        shutil.rmtree(self._bundle(name), ignore_errors=True)
+
+    def list_names(self):
+        proc = drivers_base.run_cli(self._argv("list", "-q"))
+        if proc.returncode != 0 and not os.path.isdir(
+                "/run/rcbench-" + self.binary):
+            return []  # nothing was ever created here
+        return base.checked(self._argv("list", "-q")).split()
+
+    def workload_pid(self, name):
+        return int(self._status(name)["pid"])
+
+    def describe(self):
+        version = base.checked(self._argv("--version")).splitlines()[0]
+        return dict(super().describe(), runtime=self.binary,
+                    engine_version=version)
+
+    @classmethod
+    def check(cls, conf):
+        if shutil.which(cls.binary) is None:
+            return False, "%s is not installed (apt: %s)" % (
+                cls.binary, cls.binary)
+        if cls.needs_cgroup_namespace:
+            holder = podman_driver.PodmanDriver._namespace_holder(conf)
+            if holder is not None and holder.started_pid() is None:
+                return False, ("hybrid cgroups: %s needs rcbench engines "
+                               "start podman" % cls.binary)
+        return True, "%s on an OCI bundle" % cls.binary
+
+
+class Runc(OciRuntime):
+    name = binary = "runc"
+
+
+class Crun(OciRuntime):
+    name = binary = "crun"
+    needs_cgroup_namespace = True

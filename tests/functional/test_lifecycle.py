@@ -1,0 +1,155 @@
+"""ContainerLifecycle on every local runtime, for real, through Rally's CLI.
+
+One run of tasks/local_lifecycle.yaml with tasks/args/lifecycle-quick.yaml
+(every runtime: 5 serial, 20 parallel, footprint at N = 1 and 5), then
+its results, the comparison report, and each engine asked for leftovers.
+"""
+
+import os
+import unittest
+
+import yaml
+
+from rally_container_bench.drivers import acceleration
+from rally_container_bench.lifecycle import registry
+from rally_container_bench import opts
+from rally_container_bench import rally_tasks
+from rally_container_bench.report import comparison
+from rally_container_bench.report import render
+from tests.functional import helpers
+
+TASK = os.path.join("tasks", "local_lifecycle.yaml")
+ARGS = os.path.join("tasks", "args", "lifecycle-quick.yaml")
+# Runtimes with a process between the engine and the workload (shim,
+# conmon, lxc monitor, CRI's pause; QEMU), and with a daemon.
+WITH_OVERHEAD = {"docker", "podman-runc", "podman-crun", "containerd",
+                 "cri-containerd", "lxc", "kvm"}
+WITH_DAEMON = {"docker", "containerd", "cri-containerd", "kvm"}
+
+
+def by_runtime(report):
+    """{runtime: [(scenario name, args, workload)]}."""
+    found = {}
+    for workload in helpers.workloads(report):
+        name, args = next(iter(workload["scenario"].items()))
+        found.setdefault(args["runtime"], []).append((name, args, workload))
+    return found
+
+
+class LifecycleTaskTestCase(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.conf = opts.register()
+        cls.home = helpers.RallyHome()
+        cls.uuid, _ = cls.home.start(TASK, "--task-args-file", ARGS)
+        cls.report = cls.home.results(cls.uuid)
+        cls.runs = by_runtime(cls.report)
+        with open(os.path.join(helpers.TOP, ARGS)) as f:
+            cls.args = yaml.safe_load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.home.close()
+
+    def test_every_runtime_every_profile_without_failures(self):
+        self.assertEqual(set(registry.NAMES), set(self.runs))
+        for runtime, runs in self.runs.items():
+            with self.subTest(runtime=runtime):
+                kinds = sorted({(name.split(".")[1],
+                                 w["runner"]["constant"]["concurrency"])
+                                for name, _, w in runs})
+                parallel = self.args["vm_parallel" if runtime == "kvm"
+                                     else "parallel"]
+                self.assertEqual(sorted([
+                    ("create_start_stop_remove", 1),
+                    ("create_start_stop_remove", parallel),
+                    ("footprint", 1), ("run_and_remove", 1),
+                    ("run_and_remove", parallel)]), kinds)
+                for name, _, workload in runs:
+                    self.assertEqual(0, workload["failed_iteration_count"],
+                                     "%s %s" % (runtime, name))
+
+    def test_verbs_are_atomic_actions_with_durations(self):
+        expected = {"ContainerLifecycle.create_start_stop_remove":
+                    ["create", "start", "stop", "remove"],
+                    "ContainerLifecycle.run_and_remove": ["run"],
+                    "ContainerLifecycle.footprint": []}
+        for runtime, runs in self.runs.items():
+            for name, _, workload in runs:
+                for iteration in workload["data"]:
+                    self.assertEqual(expected[name],
+                                     helpers.atomic_names(iteration))
+                    for action in iteration["atomic_actions"]:
+                        self.assertGreater(
+                            action["finished_at"], action["started_at"],
+                            "%s %s" % (runtime, action["name"]))
+
+    def footprints(self, runtime):
+        """{N: {metric: KiB}} of a runtime."""
+        found = {}
+        for name, args, workload in self.runs[runtime]:
+            if name == "ContainerLifecycle.footprint":
+                (iteration,) = workload["data"]
+                found[args["instances"]] = {
+                    key.split("@")[0]: value for key, value in
+                    helpers.additive(iteration)["footprint"].items()}
+        return found
+
+    def test_footprint_per_runtime(self):
+        sizes = {}
+        for runtime in registry.NAMES:
+            with self.subTest(runtime=runtime):
+                found = self.footprints(runtime)
+                self.assertEqual(sorted(self.args["footprint"]),
+                                 sorted(found))
+                for n, values in found.items():
+                    self.assertGreater(values["instance"], 100, n)
+                    self.assertLessEqual(values["overhead"],
+                                         values["instance"])
+                    if runtime in WITH_OVERHEAD:
+                        self.assertGreater(values["overhead"], 0, n)
+                    else:
+                        self.assertEqual(0, values["overhead"], n)
+                    if runtime in WITH_DAEMON:
+                        self.assertGreater(values["daemon"], 1000, n)
+                    else:
+                        self.assertEqual(0, values["daemon"], n)
+                sizes[runtime] = found[1]["instance"]
+        # A VM carries a whole guest kernel: more than any container.
+        self.assertEqual("kvm", max(sizes, key=sizes.get), sizes)
+        vm = self.footprints("kvm")[1]
+        self.assertEqual(vm["instance"], vm["overhead"])
+
+    def test_vm_records_the_acceleration_used(self):
+        accel, _ = acceleration.detect(self.conf.vm_acceleration)
+        for _, _, workload in self.runs["kvm"]:
+            env = helpers.environment(workload["data"][0])
+            self.assertEqual(accel, env["acceleration"])
+            self.assertEqual("qemu", env["runtime"])
+
+    def test_comparison_report_has_lifecycle_and_footprint(self):
+        report = comparison.build([self.report])
+        labels = {p["label"] for p in report["platforms"]}
+        accel, _ = acceleration.detect(self.conf.vm_acceleration)
+        self.assertIn("qemu-" + accel, labels)
+        self.assertEqual(len(registry.NAMES), len(labels))
+        for metric in ("create", "start", "stop", "remove", "run",
+                       "footprint.instance@1", "footprint.overhead@5"):
+            rows = comparison.rows_for(report, metric)
+            self.assertEqual(labels, {r["platform"] for r in rows}, metric)
+            for row in rows:
+                self.assertGreater(row["n"], 0)
+        headline = [m["name"] for m in report["metrics"] if m["headline"]]
+        self.assertIn("create", headline)
+        self.assertIn("footprint.instance@5", headline)
+        markdown = render.to_markdown(report)
+        self.assertIn("footprint.instance@1", markdown)
+
+    def test_engines_hold_nothing_of_the_task(self):
+        owners = [w["uuid"] for w in helpers.workloads(self.report)]
+        matches = rally_tasks.name_matcher(owners)
+        for runtime in registry.NAMES:
+            driver = registry.driver_class(runtime)(None, self.conf)
+            self.assertEqual([], [n for n in driver.list_names()
+                                  if matches(n)], runtime)
