@@ -112,6 +112,7 @@ def _engines(args):
     conf = opts.register()
     known = daemons.daemons(conf)
     names = args.engines or sorted(known)
+    failed = False
     for name in names:
         if name not in known:
             raise ValueError("no daemon to manage for %r; known: %s"
@@ -127,11 +128,18 @@ def _engines(args):
         else:
             for daemon in reversed(known[name]):
                 if daemon.before_stop and daemon.started_pid():
-                    daemon.before_stop(print)
+                    try:
+                        daemon.before_stop(print)
+                    except Exception as e:
+                        # The daemon stops anyway: what it held is named.
+                        failed = True
+                        print("rcbench engines: %s: housekeeping before "
+                              "stop failed: %s" % (daemon.name, e),
+                              file=sys.stderr)
                 stopped = daemon.stop()
                 print("%s: %s" % (daemon.name, "stopped" if stopped
                                   else "not started by rcbench"))
-    return 0
+    return 1 if failed else 0
 
 
 def _summary(args):

@@ -111,6 +111,8 @@ class LifecycleTaskTestCase(unittest.TestCase):
                         self.assertGreater(values["overhead"], 0, n)
                     else:
                         self.assertEqual(0, values["overhead"], n)
+                    self.assertAlmostEqual(values["daemon"] / n,
+                                           values["daemon_share"])
                     if runtime in WITH_DAEMON:
                         self.assertGreater(values["daemon"], 1000, n)
                     else:

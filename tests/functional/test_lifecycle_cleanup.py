@@ -168,3 +168,28 @@ class LifecycleCleanupTestCase(unittest.TestCase):
         self.assertEqual(4, len(calls))
         self.assertEqual([], ours(real, owner))
         self.assert_matcher_sees_a_live_one(real, "runc", owner)
+
+    def test_cleanup_context_removes_its_workloads_leftovers_only(self):
+        # Leftovers as a killed iteration leaves them: created, or running.
+        from rally_container_bench.task.contexts import local_cleanup
+        task = {"uuid": "11111111-2222-3333-4444-555555555555"}
+        mine, other = (dict(task=task, owner_id=owner,
+                            scenario_name="ContainerLifecycle.run_and_remove")
+                       for owner in ("dddddddd-0000-0000-0000-000000000001",
+                                     "eeeeeeee-0000-0000-0000-000000000002"))
+        runtimes = ("docker", "podman-crun", "crun", "containerd",
+                    "cri-containerd", "lxc")
+        left = {}
+        for runtime in runtimes:
+            driver = self.driver(runtime)
+            for key, ctx in (("mine", mine), ("other", other)):
+                name = lifecycle.RunAndRemove(ctx).generate_random_name()
+                (driver.create if key == "mine" else driver.run)(name)
+                self.addCleanup(driver.force_remove, name)
+                left[(runtime, key)] = name
+        local_cleanup.LifecycleCleanup(mine).cleanup()
+        for runtime in runtimes:
+            names = registry.driver_class(runtime)(None,
+                                                   self.conf).list_names()
+            self.assertNotIn(left[(runtime, "mine")], names, runtime)
+            self.assertIn(left[(runtime, "other")], names, runtime)

@@ -132,7 +132,8 @@ class Footprint(LifecycleScenario):
         KiB, with N in their names: instance@N (all of an instance's
         processes, mean), overhead@N (the runtime's part: shim, conmon,
         lxc monitor, CRI pause; all of QEMU for a VM), daemon@N (the
-        engine daemons with N running, total). Everything is removed.
+        engine daemons with N running, total) and daemon_share@N (that
+        over N). Everything is removed.
 
         :param runtime: see create_start_stop_remove
         :param instances: N, how many run at once
@@ -167,12 +168,13 @@ class Footprint(LifecycleScenario):
                                        stop_at, driver.workload_separate)
                  for name in names]
         mean = lambda values: sum(values) / len(values)  # noqa: E731
+        daemon = float(footprint.of_daemons(daemons))
         rows = [["instance@%d (KiB)" % n,
                  mean([f.instance_kib for f in found])],
                 ["overhead@%d (KiB)" % n,
                  mean([f.overhead_kib for f in found])],
-                ["daemon@%d (KiB)" % n,
-                 float(footprint.of_daemons(daemons))]]
+                ["daemon@%d (KiB)" % n, daemon],
+                ["daemon_share@%d (KiB)" % n, daemon / n]]
         self.add_output(additive={
             "title": results.FOOTPRINT_TITLE, "chart_plugin": "StackedArea",
             "description": "PSS in KiB with %d instances running; "
