@@ -90,6 +90,9 @@ def headline(report):
                     cells[(metric["name"], row["platform"])] = row
             platforms = [label for label in labels
                          if any(k[1] == label for k in cells)]
+            # e.g. footprints: measured at concurrency 1 only
+            metrics = [m for m in metrics
+                       if any(k[0] == m["name"] for k in cells)]
             if metrics and platforms:
                 tables.append((step, kind, metrics, platforms, cells))
     return tables
