@@ -14,6 +14,7 @@ Everything lives in <cache>/busybox-<hash>/; the hash covers the package
 version and the image's command, so a rebuild happens only when they change.
 """
 
+import functools
 import glob
 import hashlib
 import io
@@ -71,8 +72,13 @@ class BusyboxImage(object):
             return json.load(f)
 
 
+@functools.lru_cache(maxsize=None)
 def package_version():
-    """busybox-static's candidate version in apt (the one to download)."""
+    """busybox-static's candidate version in apt (the one to download).
+
+    Asked once per process: apt-cache takes up to a second, and every
+    workload's validation looks the image up.
+    """
     out = subprocess.run(["apt-cache", "policy", "busybox-static"],
                          capture_output=True, text=True).stdout
     for line in out.splitlines():
