@@ -87,6 +87,13 @@ class LifecycleDriver(abc.ABC):
         self.create(name)
         self.start(name)
 
+    def wait_workload(self, name, timeout):
+        """Return once the workload runs.
+
+        At once for a container (start returns after its init was exec'd);
+        a VM's guest boots later.
+        """
+
     @abc.abstractmethod
     def force_remove(self, name):
         """Remove in whatever state (cleanup); no error when it is gone."""

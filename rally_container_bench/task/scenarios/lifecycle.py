@@ -148,9 +148,7 @@ class Footprint(LifecycleScenario):
                 names.append(self.generate_random_name())
                 driver.run(names[-1])
             for name in names:
-                wait = getattr(driver, "wait_workload", None)
-                if wait is not None:
-                    wait(name, conf.boot_timeout)
+                driver.wait_workload(name, conf.boot_timeout)
             time.sleep(settle)
             self._measure(driver, names, instances)
         except BaseException:
