@@ -51,10 +51,13 @@ def daemon_pid_file(conf):
 class Containerd(base.LifecycleDriver):
     name = "containerd"
 
+    @staticmethod
+    def _argv(*args):
+        return ["ctr", "--address", SOCKET, "--namespace", NAMESPACE] + \
+            list(args)
+
     def _ctr(self, *args, timeout=120):
-        return drivers_base.run_cli(
-            ["ctr", "--address", SOCKET, "--namespace", NAMESPACE]
-            + list(args), timeout)
+        return drivers_base.run_cli(self._argv(*args), timeout)
 
     def _checked(self, *args):
         return drivers_base.output_of(self._ctr(*args), "ctr " + " ".join(
@@ -69,9 +72,8 @@ class Containerd(base.LifecycleDriver):
                       self.image.tag, name)
 
     def start(self, name):
-        base.detached(["ctr", "--address", SOCKET, "--namespace", NAMESPACE,
-                       "tasks", "start", "--detach", "--null-io", name],
-                      "ctr tasks start " + name)
+        base.detached(self._argv("tasks", "start", "--detach", "--null-io",
+                                 name), "ctr tasks start " + name)
 
     def _task_status(self, name):
         for line in self._checked("tasks", "ls").splitlines()[1:]:
@@ -91,9 +93,9 @@ class Containerd(base.LifecycleDriver):
         self._checked("containers", "delete", name)
 
     def run(self, name):
-        base.detached(["ctr", "--address", SOCKET, "--namespace", NAMESPACE,
-                       "run", "--detach", "--null-io", "--label", LABEL,
-                       self.image.tag, name], "ctr run " + name)
+        base.detached(self._argv("run", "--detach", "--null-io", "--label",
+                                 LABEL, self.image.tag, name),
+                      "ctr run " + name)
 
     def force_remove(self, name):
         self._ctr("tasks", "delete", "--force", name)
