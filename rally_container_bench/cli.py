@@ -9,6 +9,7 @@
     rcbench summary RALLY_JSON [--expect ...] one line per platform and step
     rcbench compare RALLY_JSON... --out DIR  the comparison report (HTML, CSV,
                                              JSON, Markdown) of exported tasks
+    rcbench periodic|gate|promote ...        the periodic job (cli_periodic)
     rcbench presets                          list the sysbench presets
     rcbench sysbench-command PRESET --version 0.4.12 [--phase run]
                                              print the command a preset runs
@@ -20,6 +21,7 @@ import json
 import os
 import sys
 
+from rally_container_bench import cli_periodic
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemons
 from rally_container_bench.drivers import registry
@@ -263,6 +265,8 @@ def build_parser():
                    help="directory for the four files (created)")
     p.add_argument("--title", help="the report's title")
     p.set_defaults(func=_compare)
+
+    cli_periodic.add_parsers(sub)
 
     p = sub.add_parser("presets", help="list the sysbench presets")
     p.set_defaults(func=_presets)

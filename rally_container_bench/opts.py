@@ -74,6 +74,12 @@ OPTS = [
                help="Memory of a local VM, MiB."),
     cfg.IntOpt("vm_vcpus", default=1, min=1,
                help="vCPUs of a local VM (KEK's flavor had 1)."),
+    cfg.FloatOpt("container_cpus", min=0.01,
+                 help="CPU limit of a local Docker or Podman container "
+                      "(docker run --cpus: a CFS quota); unset: none. "
+                      "Recorded as cpu_limit in each iteration's "
+                      "environment. A tuning knob, and how the periodic "
+                      "job's test injects a slowdown."),
     cfg.IntOpt("lifecycle_vm_memory_mb", default=128, min=32,
                help="Memory of a ContainerLifecycle VM (busybox "
                     "initramfs, no disk), MiB."),

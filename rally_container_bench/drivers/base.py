@@ -83,6 +83,16 @@ def wait_until(done, timeout, interval, what):
         time.sleep(interval)
 
 
+def wait_pingable(address, timeout, interval, what):
+    """Return when address answers ICMP echo (an instance's first sign)."""
+    def answers():
+        proc = subprocess.run(["ping", "-c", "1", "-W", "1", "-n", address],
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        return proc.returncode == 0
+    wait_until(answers, timeout, interval, what)
+
+
 def run_cli(argv, timeout=120, env=None):
     """Run an engine's CLI (argv, no shell); CompletedProcess with text."""
     try:

@@ -16,9 +16,10 @@ from docker import errors as docker_errors
 import requests
 
 from rally_container_bench.drivers import base
+from rally_container_bench.images import guest
 
 LABEL = "rcbench"
-SSHD = ["/usr/sbin/sshd", "-D", "-e"]
+SSHD = list(guest.SSHD)
 
 
 def parse_timestamp(text):
@@ -108,11 +109,13 @@ class DockerDriver(base.Driver):
     def create(self, name):
         try:
             with self._api("create " + name):
+                limits = ({"nano_cpus": int(self.conf.container_cpus * 1e9)}
+                          if self.conf.container_cpus else {})
                 container = self.client.containers.create(
                     self.image.tag, name=name, detach=True,
                     labels={LABEL: "1"},
                     ports={"22/tcp": ("127.0.0.1", None)},
-                    network=self.conf.docker_network)
+                    network=self.conf.docker_network, **limits)
                 container.start()
         except docker_errors.DockerException as e:
             raise base.DriverError("docker could not start %s: %s"
@@ -193,4 +196,5 @@ class DockerDriver(base.Driver):
                     engine_version="docker " + version.get("Version", "?"),
                     acceleration="none (container)",
                     network="docker network %s, sshd published on "
-                            "127.0.0.1" % self.conf.docker_network)
+                            "127.0.0.1" % self.conf.docker_network,
+                    cpu_limit=self.conf.container_cpus or "none")

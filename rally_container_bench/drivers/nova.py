@@ -16,7 +16,6 @@ user may read them) are recorded next to it as the engine's times.
 
 import dataclasses
 import datetime
-import subprocess
 
 from rally_container_bench.drivers import base
 
@@ -154,13 +153,9 @@ class NovaDriver(base.Driver):
 
     def wait_pingable(self, instance, timeout):
         """Return when the server answers ICMP echo (first network step)."""
-        def answers():
-            proc = subprocess.run(
-                ["ping", "-c", "1", "-W", "1", "-n", instance.ssh_host],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            return proc.returncode == 0
-        base.wait_until(answers, timeout, self.conf.ssh_poll_interval,
-                        "ping %s (%s)" % (instance.name, instance.ssh_host))
+        base.wait_pingable(instance.ssh_host, timeout,
+                           self.conf.ssh_poll_interval,
+                           "ping %s (%s)" % (instance.name, instance.ssh_host))
 
     def executor(self, instance):
         from rally_container_bench.drivers import ssh

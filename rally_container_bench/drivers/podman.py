@@ -84,9 +84,11 @@ class PodmanDriver(base.Driver):
         for _ in range(3):
             with libvirt.port_lock:
                 port = libvirt.free_port()
+            limits = (["--cpus", str(self.conf.container_cpus)]
+                      if self.conf.container_cpus else [])
             proc = self._podman("run", "-d", "--name", name, "--label",
                                 LABEL + "=1", "-p", "127.0.0.1:%d:22" % port,
-                                self.image.tag)
+                                *limits, self.image.tag)
             if proc.returncode == 0:
                 return base.Instance(name=name, id=proc.stdout.strip(),
                                      ssh_port=port)
@@ -154,7 +156,8 @@ class PodmanDriver(base.Driver):
                                 "{{.Client.Version}}").strip()
         return dict(super().describe(), runtime=self.runtime,
                     engine_version="podman " + version,
-                    acceleration="none (container)")
+                    acceleration="none (container)",
+                    cpu_limit=self.conf.container_cpus or "none")
 
 
 class PodmanRuncDriver(PodmanDriver):

@@ -26,6 +26,8 @@ import tarfile
 import tempfile
 import time
 
+from rally_container_bench.images import docker_archive
+
 BUILDER_VERSION = "3"
 # Seed 000's start_cmd: a shell that stays busy printing, never exits.
 LOOP = "while true; do echo hello world; sleep 1; done"
@@ -167,38 +169,9 @@ def layer_tar(rootfs):
     return buf.getvalue()
 
 
-def image_config(diff_id, command=COMMAND, env=ENV):
-    """The image config document (OCI / Docker image spec)."""
-    return {"architecture": "amd64", "os": "linux",
-            "created": "1970-01-01T00:00:00Z",
-            "config": {"Cmd": list(command), "Env": list(env),
-                       "WorkingDir": "/"},
-            "rootfs": {"type": "layers", "diff_ids": [diff_id]},
-            "history": [{"created": "1970-01-01T00:00:00Z",
-                         "created_by": "rally-container-bench: "
-                                       "busybox-static"}]}
-
-
-def docker_archive_members(layer, tag):
-    """{path: bytes} of a docker-archive holding one layer, named tag."""
-    layer_id = hashlib.sha256(layer).hexdigest()
-    config = json.dumps(image_config("sha256:" + layer_id),
-                        sort_keys=True).encode()
-    config_name = hashlib.sha256(config).hexdigest() + ".json"
-    manifest = [{"Config": config_name, "RepoTags": [tag],
-                 "Layers": [layer_id + "/layer.tar"]}]
-    return {config_name: config,
-            layer_id + "/layer.tar": layer,
-            "manifest.json": json.dumps(manifest).encode()}
-
-
 def write_docker_archive(rootfs, path, tag):
-    members = docker_archive_members(layer_tar(rootfs), tag)
-    with tarfile.open(path, "w") as t:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
+    docker_archive.write(path, io.BytesIO(layer_tar(rootfs)), tag, COMMAND,
+                         ENV, "rally-container-bench: busybox-static")
 
 
 def _newc_entry(name, mode, data=b"", ino=0):

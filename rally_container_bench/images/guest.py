@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from rally_container_bench.images import docker_archive
+
 BUILDER_VERSION = "2"
 SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
@@ -32,6 +34,10 @@ PACKAGES = ("openssh-server", "sysbench", "iproute2", "kmod", "e2fsprogs",
             "linux-image-amd64", "initramfs-tools", "busybox")
 DISK_SIZE = "4G"
 KEY_NAME = "id_ed25519"
+# A container of the guest image runs its sshd in the foreground, logging
+# to stderr (the engine's log).
+SSHD = ("/usr/sbin/sshd", "-D", "-e")
+ENV = ("PATH=/usr/sbin:/usr/bin:/sbin:/bin",)
 
 # PID 1 of a VM guest (QEMU boots it with init=) and the entry of a system
 # container: mounts what sshd needs, brings up the network, runs sshd.
@@ -151,6 +157,16 @@ class GuestImage(object):
 
     def is_built(self):
         return os.path.exists(self.manifest)
+
+    def write_docker_archive(self, path, tag):
+        """rootfs.tar as a docker-archive named tag, command: sshd.
+
+        The form Glance serves to Zun and nova-docker (container_format
+        docker), which ``docker load`` it under that tag.
+        """
+        with open(self.tarball, "rb") as layer:
+            docker_archive.write(path, layer, tag, SSHD, ENV,
+                                 "rally-container-bench guest " + self.id)
 
     def read_private_key(self):
         with open(self.private_key) as f:

@@ -3,11 +3,13 @@
 tools/openstack-aio/setup.sh stands the cloud up (``tox -e
 functional-openstack`` runs it first); without it these tests skip, with
 the reason. One task runs for the whole class: native, QEMU (TCG here) and
-libvirt-LXC servers through Nova at concurrency 1 and 2.
+libvirt-LXC servers through Nova, and containers through Zun (runtime runc,
+asked for with the admin's rights), at concurrency 1 and 2.
 """
 
 import json
 import os
+import socket
 import subprocess
 import unittest
 
@@ -16,7 +18,7 @@ from tests.functional import helpers
 AIO = "/etc/rcbench-aio"
 TASK = os.path.join(helpers.TOP, "tasks", "kvm_vs_docker.yaml")
 ARGS = os.path.join(helpers.TOP, "tasks", "args", "aio-quick.yaml")
-PLATFORMS = ("native", "nova-qemu-tcg", "nova-lxc")
+PLATFORMS = ("native", "nova-qemu-tcg", "nova-lxc", "zun")
 
 
 def read_secrets():
@@ -42,21 +44,28 @@ def rally_named(items, key="name"):
                   .startswith("s_rally_"))
 
 
+def aio_rally_home():
+    """A RallyHome whose env is the all-in-one cloud; SkipTest without it."""
+    spec = os.path.join(AIO, "rally-env.json")
+    if not os.access(spec, os.R_OK):
+        raise unittest.SkipTest("no all-in-one cloud here: run "
+                                "tools/openstack-aio/setup.sh")
+    home = helpers.RallyHome()
+    # Rally prints the env spec (with the admin password): never shown.
+    created = home.rally("env", "create", "--name", "aio", "--spec", spec,
+                         check=False)
+    if created.returncode != 0:
+        home.close()
+        raise AssertionError("rally env create from %s failed (output not "
+                             "shown: it holds credentials)" % spec)
+    return home
+
+
 class KvmVsDockerOnAioTestCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        spec = os.path.join(AIO, "rally-env.json")
-        if not os.access(spec, os.R_OK):
-            raise unittest.SkipTest("no all-in-one cloud here: run "
-                                    "tools/openstack-aio/setup.sh")
-        cls.home = helpers.RallyHome()
-        # Rally prints the env spec (with the admin password): never shown.
-        created = cls.home.rally("env", "create", "--name", "aio",
-                                 "--spec", spec, check=False)
-        if created.returncode != 0:
-            raise AssertionError("rally env create from %s failed (output "
-                                 "not shown: it holds credentials)" % spec)
+        cls.home = aio_rally_home()
         cls.uuid, cls.stdout = cls.home.start(
             TASK, "--task-args-file", ARGS)
         cls.report = cls.home.results(cls.uuid)
@@ -68,7 +77,7 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
     def tearDownClass(cls):
         cls.home.close()
 
-    def nova_workloads(self, prefix):
+    def workloads(self, prefix):
         """Workloads whose scenario name starts with prefix (never none)."""
         found = [w for w in helpers.workloads(self.report)
                  if any(name.startswith(prefix) for name in w["scenario"])]
@@ -85,10 +94,13 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
         print(proc.stdout)
 
     def test_phases_with_network_steps(self):
-        for scenario in ("NovaInstances.boot_and_delete",
-                         "NovaInstances.boot_sysbench_delete"):
-            workloads = self.nova_workloads(scenario)
-            self.assertEqual(4, len(workloads), scenario)  # 2 hypervisors
+        for scenario, count in (("NovaInstances.boot_and_delete", 4),
+                                ("NovaInstances.boot_sysbench_delete", 4),
+                                ("ZunContainers.run_and_delete", 2),
+                                ("ZunContainers.run_sysbench_delete", 2)):
+            workloads = self.workloads(scenario)
+            # 2 concurrency steps, 2 hypervisors through Nova
+            self.assertEqual(count, len(workloads), scenario)
             for workload in workloads:
                 for iteration in workload["data"]:
                     self.assertFalse(iteration["error"])
@@ -105,7 +117,7 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
 
     def test_where_servers_ran_and_engine_times(self):
         runtimes = set()
-        for workload in self.nova_workloads("NovaInstances."):
+        for workload in self.workloads("NovaInstances."):
             for iteration in workload["data"]:
                 tables = {t["title"]: dict(t["data"]["rows"])
                           for t in iteration["output"]["complete"]
@@ -124,8 +136,29 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
         # TCG here, never called kvm; LXC has no acceleration.
         self.assertEqual({("qemu", "tcg"), ("lxc", "")}, runtimes)
 
+    def test_zun_containers_ran_where_and_how_asked(self):
+        for workload in self.workloads("ZunContainers."):
+            for iteration in workload["data"]:
+                tables = {t["title"]: dict(t["data"]["rows"])
+                          for t in iteration["output"]["complete"]
+                          if t["chart_plugin"] == "Table"}
+                env = tables["environment"]
+                self.assertEqual(("zun", "runc", "runc"),
+                                 (env["driver"], env["runtime"],
+                                  env["runtime_requested"]))
+                self.assertEqual(socket.gethostname(), env["compute_host"])
+                times = tables["engine timestamps"]
+                start = "create.compute__do_container_start"
+                self.assertLessEqual(float(times["created"]),
+                                     float(times[start + ".finish"]))
+
     def test_sysbench_metrics_from_inside_the_servers(self):
-        for workload in self.nova_workloads(
+        for workload in self.workloads("ZunContainers.run_sysbench"):
+            for iteration in workload["data"]:
+                out = helpers.additive(iteration)
+                self.assertGreater(
+                    out["sysbench cpu"]["events_per_s (events/s)"], 0)
+        for workload in self.workloads(
                 "NovaInstances.boot_sysbench_delete"):
             for iteration in workload["data"]:
                 out = helpers.additive(iteration)
@@ -138,6 +171,7 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
         from glanceclient import client as glance_client
         from neutronclient.v2_0 import client as neutron_client
         from novaclient import client as nova_client
+        from zunclient import client as zun_client
         session = admin_session()
         nova = nova_client.Client("2.1", session=session)
         glance = glance_client.Client("2", session=session)
@@ -152,6 +186,9 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
                 neutron.list_security_groups()["security_groups"]),
             "ports": [p["id"] for p in neutron.list_ports()["ports"]
                       if p["device_owner"].startswith("compute:")],
+            "containers": rally_named(zun_client.Client(
+                "1.latest", session=session).containers.list(
+                    all_projects=True)),
             # Key pairs belong to the task's (deleted) users: asked of
             # Nova's database, which the admin API cannot list across users.
             "keypairs": subprocess.run(
@@ -165,6 +202,21 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
         password = read_secrets()["ADMIN_PASS"]
         self.assertNotIn(password, json.dumps(self.report))
         self.assertNotIn(password, self.stdout)
+
+    def test_bad_zun_input_fails_validation(self):
+        cases = (({"zun_runtime": "kata-runtime"},
+                  "runtime='kata-runtime': no Zun compute host offers it"),
+                 ({"zun_via": "exec"}, "via"),
+                 ({"zun_memory": 1}, "memory"))
+        for args, message in cases:
+            with self.subTest(args=args):
+                proc = self.home.rally(
+                    "task", "validate", TASK, "--task-args-file", ARGS,
+                    "--task-args", json.dumps(dict(
+                        args, platforms=["container"], container="zun",
+                        concurrency=[1])), check=False)
+                self.assertNotEqual(0, proc.returncode)
+                self.assertIn(message, proc.stdout + proc.stderr)
 
     def test_bad_input_fails_validation_before_any_boot(self):
         cases = (({"network": "no-such-net"},

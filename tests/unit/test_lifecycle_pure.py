@@ -2,6 +2,7 @@
 tree, the OCI config, the busybox image's archive forms, the CRI proto
 clean-up, and footprint tables in the report."""
 
+import hashlib
 import io
 import json
 import os
@@ -126,13 +127,18 @@ class BusyboxArchiveTestCase(unittest.TestCase):
 
     def test_docker_archive_names_its_layer_and_config(self):
         layer = busybox.layer_tar(self.rootfs)
-        members = busybox.docker_archive_members(layer, "localhost/x:1")
+        path = os.path.join(self._tmp.name, "image.tar")
+        busybox.write_docker_archive(self.rootfs, path, "localhost/x:1")
+        with tarfile.open(path) as t:
+            members = {m.name: t.extractfile(m).read() for m in t}
         (manifest,) = json.loads(members["manifest.json"])
         self.assertEqual(["localhost/x:1"], manifest["RepoTags"])
         config = json.loads(members[manifest["Config"]])
         self.assertEqual(list(busybox.COMMAND), config["config"]["Cmd"])
         (diff_id,) = config["rootfs"]["diff_ids"]
         self.assertEqual(layer, members[manifest["Layers"][0]])
+        self.assertEqual("sha256:" + hashlib.sha256(layer).hexdigest(),
+                         diff_id)
         self.assertTrue(manifest["Layers"][0].startswith(diff_id[7:]))
 
     def test_layer_is_reproducible_with_links(self):

@@ -135,9 +135,22 @@ class ImageFormsTestCase(unittest.TestCase):
         self.assertEqual("exe", forms[0][4]["hw_vm_mode"])
         self.assertNotIn("kernel_id", forms[0][4])
 
+    def test_docker_form_is_an_archive_named_at_upload(self):
+        (form,) = self.forms("docker", self.image())
+        self.assertEqual(("disk", "raw", "docker"), form[:3])
+        self.assertEqual("docker", form[4]["hypervisor_type"])
+        from rally_container_bench.task.contexts import openstack_guest
+        self.assertEqual(openstack_guest.DOCKER_ARCHIVE, form[3])
+
+    def test_names_are_lower_case_for_docker(self):
+        from rally_container_bench.task.contexts import openstack_guest
+        context = openstack_guest.GuestImage
+        self.assertFalse(set(context.RESOURCE_NAME_ALLOWED_CHARACTERS)
+                         - set("abcdefghijklmnopqrstuvwxyz0123456789"))
+
     def test_no_form_for_other_hypervisors(self):
-        with self.assertRaisesRegex(ValueError, "docker"):
-            self.forms("docker", self.image())
+        with self.assertRaisesRegex(ValueError, "ironic"):
+            self.forms("ironic", self.image())
 
 
 class FloatingIPTestCase(unittest.TestCase):

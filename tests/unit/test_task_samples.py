@@ -25,7 +25,8 @@ ARGS = os.path.join(TASKS, "args")
 TASK_ARGS = {
     "kvm_vs_docker.yaml": ["kek2015.yaml", "aio-quick.yaml"],
     "local_kvm_vs_containers.yaml": ["kek2015.yaml", "local-quick.yaml",
-                                     "native-quick.yaml"],
+                                     "native-quick.yaml",
+                                     "periodic-local.yaml"],
     "native_baseline.yaml": ["kek2015.yaml", "local-quick.yaml",
                              "native-quick.yaml"],
     "local_lifecycle.yaml": ["lifecycle-quick.yaml"],

@@ -42,6 +42,9 @@ neutron-dhcp-agent root /usr/bin/neutron-dhcp-agent --config-file=/etc/neutron/n
 nova-compute-qemu root /usr/bin/python3 $AIO_HERE/nova-compute-node.py aio-qemu --config-file=/etc/nova/nova.conf --config-file=$AIO_ETC/nova-compute-qemu.conf
 nova-compute-lxc root /usr/bin/python3 $AIO_HERE/nova-compute-node.py aio-lxc --config-file=/etc/nova/nova.conf --config-file=$AIO_ETC/nova-compute-lxc.conf
 EOF
+    if zun_enabled; then
+        zun_daemons
+    fi
 }
 
 aio_log() {

@@ -4,7 +4,8 @@
 #   tools/openstack-aio/errors.sh [LINES per log, default 30]
 lines=${1:-30}
 for log in /var/log/keystone/*.log /var/log/glance/*.log \
-        /var/log/placement/*.log /var/log/nova/*.log /var/log/neutron/*.log; do
+        /var/log/placement/*.log /var/log/nova/*.log /var/log/neutron/*.log \
+        /var/log/zun/*.log /var/log/kuryr/*.log; do
     [ -f "$log" ] || continue
     found=$(grep -a " ERROR " "$log" | tail -n "$lines")
     [ -n "$found" ] || continue

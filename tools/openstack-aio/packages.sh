@@ -10,8 +10,8 @@ AIO_PACKAGES=(
     libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils
     neutron-api neutron-rpc-server neutron-linuxbridge-agent
     neutron-dhcp-agent neutron-metadata-agent
-    python3-openstackclient genisoimage bridge-utils iptables ebtables
-    dnsmasq-base iputils-ping procps
+    python3-openstackclient python3-zunclient genisoimage bridge-utils iptables ebtables
+    dnsmasq-base iputils-ping procps pciutils numactl
 )
 # Packages that would ask to configure their database, register an
 # endpoint or create an admin: setup.sh does it, the same way every time.

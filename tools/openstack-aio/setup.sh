@@ -15,7 +15,8 @@
 # Writes /etc/rcbench-aio/openrc (admin credentials, mode 600) and
 # /etc/rcbench-aio/rally-env.json (`rally env create --spec`).
 # Environment: AIO_VIRT_TYPE=kvm on hosts with hardware virtualization
-# (default qemu: TCG), RCBENCH (the rcbench command that starts libvirtd).
+# (default qemu: TCG), AIO_ZUN=0 to leave Zun out (zun.sh), RCBENCH (the
+# rcbench command that starts libvirtd and dockerd).
 set -Eeuo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -25,6 +26,8 @@ source "$here/common.sh"
 source "$here/packages.sh"
 # shellcheck source=configure.sh
 source "$here/configure.sh"
+# shellcheck source=zun.sh
+source "$here/zun.sh"
 rcbench=${RCBENCH:-$top/.venv/bin/rcbench}
 lxc_roots=/var/lib/nova/instances-lxc
 started=$(date +%s)
@@ -134,6 +137,9 @@ sync_databases() {
     as nova nova-manage db sync
     as neutron neutron-db-manage --config-file /etc/neutron/neutron.conf \
         --config-file /etc/neutron/plugins/ml2/ml2_conf.ini upgrade heads >/dev/null 2>&1
+    if zun_enabled; then
+        zun_database
+    fi
 }
 
 write_openrc() {
@@ -195,6 +201,9 @@ placement placement 8778
 nova compute 8774
 neutron network 9696
 EOF
+    if zun_enabled; then
+        zun_register
+    fi
 }
 
 libvirtd_sees_lxc_roots() {
@@ -242,6 +251,11 @@ start_daemons() {
         placement-api) wait_port placement 8778 ;;
         nova-api) wait_port nova 8774 ;;
         neutron-api) wait_port neutron 9696 ;;
+        kuryr-libnetwork)
+            wait_port kuryr-libnetwork "$AIO_KURYR_PORT"
+            "$rcbench" engines start docker >/dev/null
+            ;;
+        zun-api) wait_port zun "$AIO_ZUN_PORT" ;;
         esac
     done < <(aio_daemons)
 }
@@ -265,8 +279,16 @@ computes_up() {
 }
 
 agents_up() {
-    [ "$(openstack network agent list -f value -c Alive | grep -c True)" \
-        -ge $(( ${#AIO_COMPUTES[@]} + 1 )) ]
+    local wanted=$(( ${#AIO_COMPUTES[@]} + 1 ))
+    if zun_enabled; then
+        wanted=$(( wanted + 1 ))
+    fi
+    [ "$(openstack network agent list -f value -c Alive | grep -c True)" -ge "$wanted" ]
+}
+
+zun_compute_up() {
+    openstack appcontainer service list -f value -c Host -c State \
+        | grep -q "^$AIO_ZUN_HOST up$"
 }
 
 provider_network() {
@@ -282,9 +304,15 @@ provider_network() {
 }
 
 install_packages
+if zun_enabled; then
+    zun_install
+fi
 load_secrets
 aio_log "configuring"
 aio_configure
+if zun_enabled; then
+    zun_configure
+fi
 provider_link
 start_backends
 aio_log "database schemas"
@@ -299,5 +327,8 @@ wait_for "neutron agents (linuxbridge, dhcp) alive" 120 agents_up
 provider_network
 wait_for "both nova-compute services up" 180 computes_up
 quiet as nova nova-manage cell_v2 discover_hosts
+if zun_enabled; then
+    wait_for "zun-compute up" 120 zun_compute_up
+fi
 aio_log "ready in $(( $(date +%s) - started )) s: source $AIO_ETC/openrc;" \
     "rally env create --name aio --spec $AIO_ETC/rally-env.json"

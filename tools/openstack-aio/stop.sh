@@ -11,11 +11,25 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 # shellcheck source=common.sh
 source "$here/common.sh"
+# shellcheck source=zun.sh
+source "$here/zun.sh"
 rcbench=${RCBENCH:-$top/.venv/bin/rcbench}
 purge=false
 [ "${1:-}" = --purge ] && purge=true
 
 [ "$(id -u)" = 0 ] || { echo "stop.sh: run as root" >&2; exit 1; }
+
+# Zun's containers (Docker names them zun-<uuid>) and kuryr's Docker
+# networks, while kuryr-libnetwork still answers for them.
+if zun_enabled && docker info >/dev/null 2>&1; then
+    for container in $(docker ps -aq --filter name=^zun-); do
+        docker rm -f "$container" >/dev/null 2>&1 \
+            && aio_log "removed leftover Zun container $container"
+    done
+    for network in $(docker network ls -q --filter driver=kuryr); do
+        docker network rm "$network" >/dev/null 2>&1
+    done
+fi
 
 mapfile -t names < <(aio_daemons | awk '{print $1}')
 for (( i=${#names[@]}-1; i>=0; i-- )); do
@@ -59,14 +73,17 @@ epmd -kill >/dev/null 2>&1
 if $purge; then
     aio_log "purging databases, images and instance files"
     /etc/init.d/mariadb start >/dev/null 2>&1
-    for name in keystone glance placement nova_api nova nova_cell0 neutron; do
+    for name in keystone glance placement nova_api nova nova_cell0 neutron zun; do
         mysql -u root -e "DROP DATABASE IF EXISTS $name"
     done
     rm -rf /var/lib/nova/instances-* /var/lib/glance/images/* /etc/keystone/fernet-keys \
-        /etc/keystone/credential-keys /var/lib/neutron/dhcp
+        /etc/keystone/credential-keys /var/lib/neutron/dhcp /var/lib/zun/images
 fi
 /etc/init.d/mariadb stop >/dev/null 2>&1
 /etc/init.d/memcached stop >/dev/null 2>&1
 [ -x "$rcbench" ] && "$rcbench" engines stop kvm >/dev/null 2>&1
+if zun_enabled && [ -x "$rcbench" ]; then
+    "$rcbench" engines stop docker >/dev/null 2>&1
+fi
 aio_log "stopped"
 exit 0

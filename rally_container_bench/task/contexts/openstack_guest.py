@@ -8,6 +8,10 @@ hypervisor boots, for every tenant of the task:
              and an os_command_line that starts the guest init in DHCP mode
   lxc        the same root filesystem image for Nova's libvirt-LXC driver
              (which mounts it and starts /sbin/init)
+  docker     a docker-archive (container_format docker) of the root
+             filesystem, tagged with the Glance image's name, command sshd:
+             what Zun (image_driver glance) and nova-docker load into the
+             compute host's Docker
 
 and sets ``hypervisor_type`` on it, so Nova's ImagePropertiesFilter puts
 the server on a compute node of that hypervisor. The key pair registered
@@ -21,6 +25,9 @@ by Rally's resource cleanup when this context's own cleanup cannot run.
 """
 
 import contextlib
+import os
+import string
+import tempfile
 
 from rally.common import logging
 from rally.common import validation
@@ -40,7 +47,9 @@ LOG = logging.getLogger(__name__)
 VM_COMMAND_LINE = ("root=/dev/vda rw console=ttyS0 net.ifnames=0 "
                    "init=/sbin/rcbench-init -- dhcp")
 VM_HYPERVISORS = ("qemu", "kvm")
-HYPERVISORS = VM_HYPERVISORS + ("lxc",)
+HYPERVISORS = VM_HYPERVISORS + ("lxc", "docker")
+# The docker form is written per upload: its tag is the image's name.
+DOCKER_ARCHIVE = "<docker-archive named after the image>"
 
 
 def image_forms(hypervisor_type, image):
@@ -60,6 +69,8 @@ def image_forms(hypervisor_type, image):
     if hypervisor_type == "lxc":
         disk_props["hw_vm_mode"] = "exe"
         return [("disk", "qcow2", "bare", image.disk, disk_props)]
+    if hypervisor_type == "docker":
+        return [("disk", "raw", "docker", DOCKER_ARCHIVE, disk_props)]
     raise ValueError("no image form for hypervisor_type %r" % hypervisor_type)
 
 
@@ -72,6 +83,9 @@ def _resolved(properties, uploaded):
 @context.configure(name="rcbench_guest", platform="openstack", order=410)
 class GuestImage(os_context.OpenStackContext):
     """Upload the rally-container-bench guest image, register its key."""
+
+    # Docker takes the docker form's name as its repository: lower case.
+    RESOURCE_NAME_ALLOWED_CHARACTERS = string.ascii_lowercase + string.digits
 
     CONFIG_SCHEMA = {
         "type": "object",
@@ -102,7 +116,8 @@ class GuestImage(os_context.OpenStackContext):
                 self.generate_random_name(), public_key=public_key)
             guest["key_name"] = keypair.name
             if self.config.get("upload", True):
-                guest["uploaded"] = self._upload(clients, image)
+                guest["uploaded"], guest["image_name"] = self._upload(
+                    clients, image)
                 guest["image"] = guest["uploaded"]["disk"]
             self.context["tenants"][tenant_id]["rcbench_guest"] = guest
 
@@ -116,13 +131,16 @@ class GuestImage(os_context.OpenStackContext):
         for role, disk_format, container_format, path, props in forms:
             props = dict(_resolved(props, uploaded),
                          **self.config.get("properties", {}))
-            LOG.info("uploading the guest image's %s (%s) to Glance"
-                     % (role, path))
-            created = glance.create_image(
-                container_format=container_format, image_location=path,
-                disk_format=disk_format, properties=props)
+            name = self.generate_random_name()
+            with _image_file(image, path, name) as location:
+                LOG.info("uploading the guest image's %s (%s) to Glance "
+                         "as %s" % (role, location, name))
+                created = glance.create_image(
+                    image_name=name, container_format=container_format,
+                    image_location=location, disk_format=disk_format,
+                    properties=props)
             uploaded[role] = created.id
-        return uploaded
+        return uploaded, name
 
     def cleanup(self):
         for user, tenant_id in self._iterate_per_tenants():
@@ -143,6 +161,18 @@ class GuestImage(os_context.OpenStackContext):
             names=["glance.images", "nova.keypairs"],
             admin=self.context.get("admin"), users=self.context["users"],
             superclass=self.__class__, task_id=self.get_owner_id())
+
+
+@contextlib.contextmanager
+def _image_file(image, path, name):
+    """The file to upload: path, or a docker-archive tagged name:latest."""
+    if path != DOCKER_ARCHIVE:
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="rcbench-glance-") as tmp:
+        archive = os.path.join(tmp, "image.tar")
+        image.write_docker_archive(archive, name + ":latest")
+        yield archive
 
 
 @contextlib.contextmanager

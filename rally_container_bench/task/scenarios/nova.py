@@ -3,13 +3,13 @@
 import contextlib
 
 from rally.common import validation
-from rally.task import atomic
 from rally.task import types
 from rally_openstack.common import consts
 from rally_openstack.task import scenario
 
 from rally_container_bench.drivers import nova as nova_driver
 from rally_container_bench import opts
+from rally_container_bench.task.scenarios import cloud
 from rally_container_bench.task.scenarios import phases
 from rally_container_bench.task.scenarios import sysbench_utils
 
@@ -24,7 +24,8 @@ _CLOCKSOURCES = "/sys/devices/system/clocksource/clocksource0/" \
 _VM_RUNTIMES = ("qemu", "kvm")
 
 
-class NovaInstancesScenario(phases.InstancePhasesMixin,
+class NovaInstancesScenario(cloud.CloudInstanceMixin,
+                            phases.InstancePhasesMixin,
                             sysbench_utils.SysbenchScenarioMixin,
                             scenario.OpenStackScenario):
     """Build, network (ping, then SSH), delete of one Nova server."""
@@ -55,27 +56,9 @@ class NovaInstancesScenario(phases.InstancePhasesMixin,
             return None
         return self.admin_clients("nova")
 
-    def _network_ref(self, network):
-        """(id, name) of a network given by name or id; (None, None)."""
-        if not network:
-            return None, None
-        neutron = self.clients("neutron")
-        for key in ("id", "name"):
-            found = neutron.list_networks(**{key: network})["networks"]
-            if found:
-                return found[0]["id"], found[0]["name"]
-        raise ValueError("no network %r visible to the task's users"
-                         % network)
-
     def _security_groups(self):
         secgroup = self.context["user"].get("secgroup")
         return (secgroup["name"],) if secgroup else ()
-
-    def _network(self, driver, instance, conf):
-        with atomic.ActionTimer(self, "ping"):
-            driver.wait_pingable(instance, conf.ssh_timeout)
-        with atomic.ActionTimer(self, "ssh"):
-            driver.wait_reachable(instance, conf.ssh_timeout)
 
     def _environment(self, driver, instance, hypervisor_type):
         """Where the server ran: compute host, hypervisor, acceleration."""

@@ -22,8 +22,11 @@ class InstancePhasesMixin:
         driver.wait_reachable(instance, conf.ssh_timeout)
 
     @contextlib.contextmanager
-    def _instance(self, driver):
+    def _instance(self, driver, network=True):
         """Boot (build + network); always delete, timed when it booted.
+
+        network=False: no network phase (an instance that is not reached
+        over the network, e.g. one whose command is the workload).
 
         When the iteration already failed and the delete fails too (e.g.
         the engine died), the iteration reports the first error; the
@@ -37,8 +40,9 @@ class InstancePhasesMixin:
             with atomic.ActionTimer(self, "build"):
                 instance = driver.create(self.generate_random_name())
                 driver.wait_running(instance, conf.boot_timeout)
-            with atomic.ActionTimer(self, "network"):
-                self._network(driver, instance, conf)
+            if network:
+                with atomic.ActionTimer(self, "network"):
+                    self._network(driver, instance, conf)
             driver.record_engine_times(instance)
             yield instance
         except BaseException:

@@ -1,0 +1,112 @@
+"""rcbench verbs of the periodic job (see rally_container_bench.periodic).
+
+    rcbench periodic --task T --results DIR [--task-args-file F]
+                     [--env NAME | --env-spec F | --from-sysenv]
+                     [--baseline F [--thresholds F] [--promote]]
+    rcbench gate BASELINE_JSON CANDIDATE_JSON [--thresholds F] [--all]
+    rcbench promote RUN_DIR BASELINE_JSON
+"""
+
+import json
+import os
+import shutil
+import sys
+
+
+def _periodic(args):
+    from rally_container_bench import periodic
+    options = periodic.Options(
+        task=args.task, results=args.results,
+        task_args_file=args.task_args_file, task_args=args.task_args,
+        env=args.env, env_spec=args.env_spec, from_sysenv=args.from_sysenv,
+        local_env=args.local_env,
+        baseline=args.baseline, thresholds=args.thresholds,
+        trend=args.trend, promote=args.promote,
+        promote_if_missing=args.promote_if_missing, rally=args.rally,
+        rally_config=args.rally_config)
+    return periodic.run(options, log=lambda line: print(line, flush=True))
+
+
+def _gate(args):
+    from rally_container_bench.report import gate
+    thresholds = gate.Thresholds.load(args.thresholds)
+    documents = []
+    for path in (args.baseline, args.candidate):
+        with open(path) as f:
+            try:
+                documents.append(json.load(f))
+            except ValueError as e:
+                raise ValueError("%s is not JSON: %s" % (path, e))
+    findings, only, failed = gate.compare([documents[0]], [documents[1]],
+                                          thresholds)
+    print(gate.format_findings(findings, only, failed,
+                               everything=args.all))
+    return 1 if any(f.regressed for f in findings) else 0
+
+
+def _promote(args):
+    source = os.path.join(args.run_dir, "rally.json")
+    if not os.path.isfile(source):
+        raise ValueError("%s has no rally.json: not a run of rcbench "
+                         "periodic" % args.run_dir)
+    os.makedirs(os.path.dirname(os.path.abspath(args.baseline)),
+                exist_ok=True)
+    shutil.copyfile(source, args.baseline)
+    print("promoted %s to the baseline %s" % (args.run_dir, args.baseline))
+    return 0
+
+
+def add_parsers(sub):
+    p = sub.add_parser("periodic", help="the periodic job: run a task, "
+                       "export, gate against a baseline, trend")
+    p.add_argument("--task", required=True, help="Rally task file")
+    p.add_argument("--task-args-file")
+    p.add_argument("--task-args", help="task args as JSON")
+    p.add_argument("--results", required=True, metavar="DIR",
+                   help="where dated run directories go")
+    p.add_argument("--env", default="rcbench-periodic",
+                   help="Rally env to use (created if missing, from "
+                        "--env-spec or --from-sysenv)")
+    p.add_argument("--env-spec", metavar="FILE",
+                   default=os.environ.get("RCBENCH_ENV_SPEC") or None,
+                   help="rally env create --spec FILE (default: "
+                        "$RCBENCH_ENV_SPEC)")
+    p.add_argument("--from-sysenv", action="store_true",
+                   help="rally env create --from-sysenv (OS_*, OS_CLOUD)")
+    p.add_argument("--local-env", action="store_true",
+                   help="an empty env: the local engines")
+    p.add_argument("--baseline", metavar="JSON",
+                   help="the baseline run's rally.json to gate against")
+    p.add_argument("--thresholds", metavar="YAML",
+                   help="per-metric thresholds (default: 10 %% for all)")
+    p.add_argument("--trend", type=int, default=10, metavar="N",
+                   help="trends over the last N runs (default 10)")
+    p.add_argument("--promote", action="store_true",
+                   help="make this run the baseline afterwards")
+    p.add_argument("--promote-if-missing", action="store_true",
+                   help="make this run the baseline if there is none")
+    p.add_argument("--rally", default=_rally_next_to_us(),
+                   help="the rally command")
+    p.add_argument("--rally-config", metavar="FILE",
+                   help="rally --config-file FILE")
+    p.set_defaults(func=_periodic)
+
+    p = sub.add_parser("gate", help="a run against a baseline run: exit 1 "
+                       "on a significant regression beyond its threshold")
+    p.add_argument("baseline", metavar="BASELINE_JSON")
+    p.add_argument("candidate", metavar="CANDIDATE_JSON")
+    p.add_argument("--thresholds", metavar="YAML")
+    p.add_argument("--all", action="store_true",
+                   help="list every comparison, not only regressions")
+    p.set_defaults(func=_gate)
+
+    p = sub.add_parser("promote", help="make a periodic run the baseline")
+    p.add_argument("run_dir", metavar="RUN_DIR")
+    p.add_argument("baseline", metavar="BASELINE_JSON")
+    p.set_defaults(func=_promote)
+
+
+def _rally_next_to_us():
+    """The rally installed beside rcbench (the same virtualenv)."""
+    beside = os.path.join(os.path.dirname(sys.argv[0] or ""), "rally")
+    return beside if os.path.isfile(beside) else "rally"

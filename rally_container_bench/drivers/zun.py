@@ -1,0 +1,227 @@
+"""Zun containers: OpenStack's container service (runtime runc, kata, ...).
+
+The driver gets python-zunclient clients from the scenario (Rally's
+keystone session, API microversion negotiated); no Rally import here.
+Phases as for Nova: build = create request (``run``) -> status Running;
+network = ping, then an SSH login to the container's sshd (its command);
+delete = DELETE with stop (the container runs) -> Zun no longer knows it.
+
+The runtime (``runc``, ``kata-runtime``, ...) is admin-only in Zun's
+default policy (``container:create:runtime``, ``container:get_one:runtime``):
+with a runtime requested, the scenario hands the admin's client in.
+"""
+
+import dataclasses
+
+from rally_container_bench.drivers import base
+from rally_container_bench.drivers import nova
+from rally_container_bench.images import guest
+
+# Zun lists "runtime" from 1.5 and takes the command as a list from 1.20.
+MIN_MICROVERSION = (1, 20)
+RUNTIME_MICROVERSION = (1, 5)
+_REASON_CHARS = 600
+
+
+@dataclasses.dataclass(frozen=True)
+class ContainerRequest:
+    """Everything of a Zun container create request but its name."""
+
+    image: str
+    network: str | None = None
+    security_groups: tuple = ()
+    cpu: float | None = None
+    memory: int | None = None       # MiB
+    runtime: str | None = None
+    availability_zone: str | None = None
+    hints: dict | None = None
+    command: tuple = guest.SSHD
+    image_driver: str = "glance"
+    ssh_user: str = "root"
+    ssh_port: int = 22
+
+    def body(self, name):
+        """The create request's fields, without the unset ones."""
+        body = {"name": name, "image": self.image,
+                "command": list(self.command),
+                "image_driver": self.image_driver,
+                "cpu": self.cpu, "memory": self.memory,
+                "runtime": self.runtime,
+                "availability_zone": self.availability_zone,
+                "hints": self.hints or None,
+                "security_groups": list(self.security_groups) or None,
+                "nets": [{"network": self.network}] if self.network
+                else None}
+        return {key: value for key, value in body.items()
+                if value is not None}
+
+
+def microversion(text):
+    """"1.38" -> (1, 38)."""
+    major, minor = str(text).split(".")
+    return int(major), int(minor)
+
+
+def container_ipv4(addresses):
+    """The first IPv4 address in a container's ``addresses``."""
+    for _network, entries in sorted((addresses or {}).items()):
+        for entry in entries:
+            if str(entry.get("version", 4)) == "4" and entry.get("addr"):
+                return entry["addr"]
+    return None
+
+
+def action_event_times(actions):
+    """Container-action events as {"<action>.<event>.start|finish": epoch}."""
+    return nova.action_event_times(actions)
+
+
+class ZunDriver(base.Driver):
+    """Containers of one Zun endpoint, created from one ContainerRequest."""
+
+    name = "zun"
+    engine_times_note = (
+        "Zun's clocks (epoch seconds, whole seconds): created = zun-api "
+        "accepted the request, create.compute__do_container_create and "
+        "create.compute__do_container_start .start/.finish = zun-compute's "
+        "container-action events (Docker create, Docker start). The "
+        "phases (build, network, delete) are the client's clock")
+
+    def __init__(self, zun, request, private_key, conf, admin_zun=None,
+                 exits=False):
+        super().__init__(image=None, conf=conf)
+        self.request = request
+        self.private_key = private_key
+        # The command is the workload and ends by itself: "started" is
+        # Running or already Stopped, and no address is needed.
+        self.exits = exits
+        # The runtime is admin-only to set and to read (default policy):
+        # with one asked for, the admin owns the container.
+        self.zun = admin_zun if request.runtime else zun
+        self.admin = admin_zun
+
+    def create(self, name):
+        container = self.zun.containers.run(**self.request.body(name))
+        return base.Instance(name=name, id=container.uuid, ssh_host=None,
+                             ssh_port=self.request.ssh_port,
+                             ssh_user=self.request.ssh_user,
+                             private={"container": container})
+
+    def _get(self, instance):
+        return self.zun.containers.get(instance.id)
+
+    def wait_running(self, instance, timeout):
+        def running():
+            container = self._get(instance)
+            if container.status in ("Error", "Dead"):
+                raise base.DriverError(
+                    "container %s went to %s: %s"
+                    % (instance.name, container.status,
+                       str(container.status_reason)[:_REASON_CHARS]))
+            if container.status == "Stopped" and self.exits:
+                return container
+            if container.status in ("Stopped", "Deleted"):
+                raise base.DriverError(
+                    "container %s is %s: its command exited (%s)"
+                    % (instance.name, container.status,
+                       container.status_reason))
+            return container if container.status == "Running" else None
+        container = base.wait_until(running, timeout,
+                                    self.conf.nova_poll_interval,
+                                    "container %s Running" % instance.name)
+        instance.private["container"] = container
+        instance.ssh_host = container_ipv4(container.addresses)
+        if instance.ssh_host is None and not self.exits:
+            raise base.DriverError("container %s is Running without an IPv4 "
+                                   "address: %s" % (instance.name,
+                                                    container.addresses))
+
+    def wait_pingable(self, instance, timeout):
+        base.wait_pingable(instance.ssh_host, timeout,
+                           self.conf.ssh_poll_interval,
+                           "ping %s (%s)" % (instance.name,
+                                             instance.ssh_host))
+
+    def executor(self, instance):
+        from rally_container_bench.drivers import ssh
+        return ssh.SSHExecutor(instance, self.private_key, kind=self.name)
+
+    def logs(self, instance):
+        """The container's stdout and stderr, as Zun returns them."""
+        return self.zun.containers.logs(instance.id, stdout=True,
+                                        stderr=True)
+
+    def wait_exited(self, instance, timeout):
+        """Return the container once its command ended (status Stopped)."""
+        def exited():
+            container = self._get(instance)
+            if container.status == "Error":
+                raise base.DriverError("container %s went to Error: %s"
+                                       % (instance.name,
+                                          container.status_reason))
+            return container if container.status == "Stopped" else None
+        return base.wait_until(exited, timeout, self.conf.nova_poll_interval,
+                               "container %s Stopped" % instance.name)
+
+    def record_engine_times(self, instance):
+        if instance.engine_times:
+            return
+        container = self._get(instance)
+        times = {"created": nova.epoch(getattr(container, "created_at",
+                                               None))}
+        try:
+            actions = []
+            for action in self.zun.actions.list(instance.id):
+                detail = self.zun.actions.get(instance.id,
+                                              action.request_id)
+                actions.append(detail.to_dict())
+            times.update(action_event_times(actions))
+        except Exception as e:  # a policy may refuse them
+            times["container_actions_unreadable"] = None
+            instance.private["actions_error"] = str(e)
+        instance.engine_times = times
+
+    def delete(self, instance):
+        # "stop": a running container is stopped, then deleted (its owner
+        # may; "force" is admin-only under the default policy).
+        self.zun.containers.delete(instance.id, stop=True)
+
+    def wait_deleted(self, instance, timeout):
+        from zunclient import exceptions as zun_exceptions
+
+        def gone():
+            try:
+                container = self._get(instance)
+            except zun_exceptions.NotFound:
+                return True
+            if container.status == "Error" and \
+                    "delet" in str(container.status_reason).lower():
+                raise base.DriverError("container %s went to Error while "
+                                       "being deleted: %s"
+                                       % (instance.name,
+                                          container.status_reason))
+            return False
+        base.wait_until(gone, timeout, self.conf.nova_poll_interval,
+                        "container %s gone" % instance.name)
+
+    def list_names(self, prefix):
+        return [c.name for c in self.zun.containers.list()
+                if c.name and c.name.startswith(prefix)]
+
+    def where(self, instance):
+        """Host and runtime of the container ({} without the admin)."""
+        if self.admin is None:
+            return {}
+        container = self.admin.containers.get(instance.id,
+                                              all_projects=True)
+        return {"compute_host": getattr(container, "host", None),
+                "runtime": getattr(container, "runtime", None)}
+
+    def describe(self):
+        return {"driver": self.name, "zun_image": self.request.image,
+                "runtime_requested": self.request.runtime or "",
+                "cpu": self.request.cpu, "memory_mb": self.request.memory}
+
+    @classmethod
+    def check(cls, conf):
+        return True, "reached through the Rally environment's credentials"

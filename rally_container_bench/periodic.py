@@ -1,0 +1,260 @@
+"""The periodic job: run a task, export everything, gate, trend.
+
+    rcbench periodic --task tasks/kvm_vs_docker.yaml \
+        --task-args-file tasks/args/kek2015.yaml \
+        --results results/periodic --baseline results/periodic/baseline.json
+
+One run writes <results>/<UTC stamp>/ (and points <results>/latest at it):
+
+  rally.json        Rally's results (``rally task report --json``)
+  report.html       Rally's HTML report (static: opens offline)
+  junit.xml         one test case per workload, for CI dashboards
+  comparison.*      every platform against native (html, csv, json, md)
+  gate.txt, .json   the run against the baseline (when there is one)
+  trends.html       ``rally task trends`` over the last N runs
+  trends.md         the headline metrics' means over the last N runs
+  run.json          what ran: task, args, env, Rally task uuid, exit
+
+The Rally environment: an existing one by name (--env), or one created
+from a spec file (--env-spec), from OS_* / OS_CLOUD (--from-sysenv) or
+empty for the local engines (--local-env), re-used by name on the next
+run. Exit status: 0 all good; 1 an SLA
+failed or the gate found a regression (both are said); 2 the job itself
+could not run (bad input, no env, Rally failed to start the task).
+"""
+
+import dataclasses
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+
+from rally_container_bench.report import gate
+from rally_container_bench.report import trends
+
+_UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
+                      r"[0-9a-f]{12}")
+OK, FAILED, BROKEN = 0, 1, 2
+
+
+class PeriodicError(ValueError):
+    """The job could not run; the message says why."""
+
+
+@dataclasses.dataclass
+class Options:
+    task: str
+    results: str
+    task_args_file: str | None = None
+    task_args: str | None = None
+    env: str = "rcbench-periodic"
+    env_spec: str | None = None
+    from_sysenv: bool = False
+    local_env: bool = False
+    baseline: str | None = None
+    thresholds: str | None = None
+    trend: int = 10
+    promote: bool = False
+    promote_if_missing: bool = False
+    rally: str = "rally"
+    rally_config: str | None = None
+
+
+class Rally:
+    """The rally CLI, as an operator would type it."""
+
+    def __init__(self, executable, config_file=None):
+        self.argv = [executable] + (["--config-file", config_file]
+                                    if config_file else [])
+
+    def __call__(self, *args, check=True, quiet=False):
+        proc = subprocess.run(self.argv + list(args), capture_output=True,
+                              text=True, env=dict(os.environ, COLUMNS="200"))
+        if check and proc.returncode != 0:
+            # Never the env spec: rally env commands may print passwords.
+            shown = "" if quiet else (proc.stdout + proc.stderr)[-3000:]
+            raise PeriodicError("rally %s failed (exit %d)%s" % (
+                " ".join(args[:2]), proc.returncode,
+                ": " + shown if shown else " (output not shown: it may hold "
+                                           "credentials)"))
+        return proc
+
+
+def validate(options):
+    for label, path in (("task", options.task),
+                        ("task args file", options.task_args_file),
+                        ("env spec", options.env_spec),
+                        ("thresholds file", options.thresholds)):
+        if path and not os.path.isfile(path):
+            raise PeriodicError("%s %s does not exist" % (label, path))
+    if options.trend < 0:
+        raise PeriodicError("--trend must be >= 0")
+    if options.task_args:
+        try:
+            json.loads(options.task_args)
+        except ValueError as e:
+            raise PeriodicError("--task-args is not JSON: %s" % e)
+    gate.Thresholds.load(options.thresholds)  # fails early on a bad file
+
+
+def ensure_env(rally, options, log):
+    """Use the env named options.env; create it first if asked how.
+
+    An existing env wins; then a spec file, then the OS_* variables, then
+    an empty env (the local engines need no credentials).
+    """
+    if rally("env", "show", options.env, check=False,
+             quiet=True).returncode == 0:
+        log("using Rally env %s" % options.env)
+        return
+    if options.env_spec:
+        rally("env", "create", "--name", options.env, "--spec",
+              options.env_spec, quiet=True)
+    elif options.from_sysenv:
+        rally("env", "create", "--name", options.env, "--from-sysenv",
+              quiet=True)
+    elif options.local_env:
+        rally("env", "create", "--name", options.env)
+    else:
+        raise PeriodicError(
+            "no Rally env %r: give --env-spec FILE, --from-sysenv (OS_* "
+            "variables or OS_CLOUD) or --local-env, or create it with rally "
+            "env create" % options.env)
+    log("created Rally env %s" % options.env)
+
+
+def start_task(rally, options, log):
+    args = ["task", "start", options.task, "--env", options.env,
+            "--tag", "rcbench-periodic"]
+    if options.task_args_file:
+        args += ["--task-args-file", options.task_args_file]
+    if options.task_args:
+        args += ["--task-args", options.task_args]
+    log("rally %s" % " ".join(args))
+    proc = rally(*args, check=False)
+    match = _UUID_RE.search(proc.stdout + proc.stderr)
+    if not match:
+        raise PeriodicError("rally task start did not start a task (exit "
+                            "%d): %s" % (proc.returncode, (proc.stdout
+                                                           + proc.stderr)
+                                         [-3000:]))
+    return match.group(0), proc
+
+
+def export(rally, uuid, run_dir):
+    rally("task", "report", uuid, "--json", "--out",
+          os.path.join(run_dir, "rally.json"))
+    rally("task", "export", uuid, "--type", "html-static", "--to",
+          os.path.join(run_dir, "report.html"))
+    rally("task", "export", uuid, "--type", "junit-xml", "--to",
+          os.path.join(run_dir, "junit.xml"))
+    rally("task", "export", uuid, "--type", "rcbench-comparison", "--to",
+          run_dir)
+
+
+def previous_runs(results, limit):
+    """Run directories with results, oldest first (the newest limit)."""
+    if not os.path.isdir(results):
+        return []
+    found = sorted(name for name in os.listdir(results)
+                   if _STAMP_RE.match(name) and os.path.isfile(
+                       os.path.join(results, name, "rally.json")))
+    return found[-limit:] if limit else []
+
+
+_STAMP_RE = re.compile(r"^\d{8}T\d{6}Z$")
+
+
+def _load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def gate_run(options, run_dir, log):
+    """True when the gate found a regression; writes gate.txt/.json."""
+    if not options.baseline:
+        return False
+    if not os.path.isfile(options.baseline):
+        log("no baseline at %s: nothing to gate against (--promote makes "
+            "this run the baseline)" % options.baseline)
+        return False
+    thresholds = gate.Thresholds.load(options.thresholds)
+    findings, only, failed = gate.compare(
+        [_load(options.baseline)], [_load(os.path.join(run_dir,
+                                                       "rally.json"))],
+        thresholds)
+    text = gate.format_findings(findings, only, failed)
+    with open(os.path.join(run_dir, "gate.txt"), "w") as f:
+        f.write(gate.format_findings(findings, only, failed,
+                                     everything=True) + "\n")
+    with open(os.path.join(run_dir, "gate.json"), "w") as f:
+        json.dump({"baseline": os.path.abspath(options.baseline),
+                   "findings": [f._asdict() for f in findings],
+                   "only": {k: [list(key) for key in v]
+                            for k, v in only.items()}},
+                  f, indent=2)
+    log("gate against %s:\n%s" % (options.baseline, text))
+    return any(f.regressed for f in findings)
+
+
+def trend_run(rally, options, run_dir, log):
+    runs = previous_runs(options.results, options.trend)
+    if len(runs) < 2:
+        log("trends: %d run(s) so far, nothing to draw" % len(runs))
+        return
+    files = [os.path.join(options.results, name, "rally.json")
+             for name in runs]
+    rally("task", "trends", *files, "--out",
+          os.path.join(run_dir, "trends.html"))
+    with open(os.path.join(run_dir, "trends.md"), "w") as f:
+        f.write(trends.markdown([(name, _load(path))
+                                 for name, path in zip(runs, files)]))
+    log("trends over %d runs: %s" % (len(runs), os.path.join(
+        run_dir, "trends.md")))
+
+
+def promote(run_dir, baseline, log):
+    os.makedirs(os.path.dirname(os.path.abspath(baseline)), exist_ok=True)
+    shutil.copyfile(os.path.join(run_dir, "rally.json"), baseline)
+    log("promoted %s to the baseline %s" % (run_dir, baseline))
+
+
+def run(options, log=print, now=None):
+    """The whole job; returns the exit status (OK, FAILED, BROKEN)."""
+    validate(options)
+    rally = Rally(options.rally, options.rally_config)
+    ensure_env(rally, options, log)
+    stamp = (now or datetime.datetime.now(datetime.timezone.utc)) \
+        .strftime("%Y%m%dT%H%M%SZ")
+    run_dir = os.path.join(options.results, stamp)
+    os.makedirs(run_dir)
+    uuid, started = start_task(rally, options, log)
+    export(rally, uuid, run_dir)
+    sla_failed = rally("task", "sla-check", uuid,
+                       check=False).returncode != 0
+    regressed = gate_run(options, run_dir, log)
+    trend_run(rally, options, run_dir, log)
+    if options.baseline and (options.promote or (
+            options.promote_if_missing
+            and not os.path.isfile(options.baseline))):
+        promote(run_dir, options.baseline, log)
+    latest = os.path.join(options.results, "latest")
+    if os.path.islink(latest):
+        os.unlink(latest)
+    if not os.path.exists(latest):
+        os.symlink(stamp, latest)
+    status = FAILED if (sla_failed or regressed) else OK
+    reasons = [why for bad, why in ((sla_failed, "an SLA failed"),
+                                    (regressed, "the gate found a "
+                                                "regression")) if bad]
+    with open(os.path.join(run_dir, "run.json"), "w") as f:
+        json.dump({"task": options.task,
+                   "task_args_file": options.task_args_file,
+                   "task_args": options.task_args, "env": options.env,
+                   "rally_task": uuid, "status": status,
+                   "reasons": reasons}, f, indent=2)
+    log("periodic run %s: %s (results in %s)"
+        % (uuid, "; ".join(reasons) or "passed", run_dir))
+    return status

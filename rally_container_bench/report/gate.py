@@ -1,0 +1,204 @@
+"""The regression gate: a run against a stored baseline run.
+
+Both are exported Rally results ({"tasks": [...]}, what ``rally task
+report --json`` writes). Every metric of every platform at every
+concurrency found in both is compared with the comparison report's own
+statistics (stats.compare: ratio of means with its bootstrap CI, two-sided
+Mann-Whitney U). A metric *regresses* when it is worse than the baseline
+by more than its threshold AND the difference is significant (p < 0.05):
+noise within the threshold, or a large but unproven change (too few
+iterations), does not fail the gate; the report says which it was.
+
+Thresholds come from a small YAML file (etc/periodic/thresholds.yaml):
+
+    default: 0.10            # 10 % worse
+    metrics:                 # fnmatch patterns, the first match wins
+      "build": 0.25
+      "sysbench.cpu.*": 0.05
+    ignore: ["sysbench.*.latency_max_ms"]
+"""
+
+import collections
+import fnmatch
+
+import yaml
+
+from rally_container_bench.report import results
+from rally_container_bench.report import stats
+
+DEFAULT_THRESHOLD = 0.10
+
+Finding = collections.namedtuple(
+    "Finding", "metric unit platform concurrency baseline_mean "
+               "candidate_mean change ci_low ci_high p_value threshold "
+               "regressed verdict note")
+
+
+class GateError(ValueError):
+    """The thresholds file or the runs cannot be used; says why."""
+
+
+class Thresholds:
+    def __init__(self, default=DEFAULT_THRESHOLD, metrics=(), ignore=()):
+        self.default = default
+        self.metrics = list(metrics)  # [(pattern, threshold)]
+        self.ignore = list(ignore)
+
+    @classmethod
+    def load(cls, path):
+        if path is None:
+            return cls()
+        try:
+            with open(path) as f:
+                data = yaml.safe_load(f) or {}
+        except (OSError, yaml.YAMLError) as e:
+            raise GateError("thresholds file %s: %s" % (path, e))
+        return cls.from_dict(data, path)
+
+    @classmethod
+    def from_dict(cls, data, where="thresholds"):
+        if not isinstance(data, dict):
+            raise GateError("%s: expected a mapping" % where)
+        unknown = set(data) - {"default", "metrics", "ignore"}
+        if unknown:
+            raise GateError("%s: unknown keys %s (allowed: default, metrics,"
+                            " ignore)" % (where, ", ".join(sorted(unknown))))
+        default = _fraction(data.get("default", DEFAULT_THRESHOLD),
+                            "%s: default" % where)
+        metrics = data.get("metrics") or {}
+        if not isinstance(metrics, dict):
+            raise GateError("%s: metrics must map patterns to fractions"
+                            % where)
+        ignore = data.get("ignore") or []
+        if not isinstance(ignore, list):
+            raise GateError("%s: ignore must be a list of patterns" % where)
+        return cls(default, [(str(p), _fraction(v, "%s: %s" % (where, p)))
+                             for p, v in metrics.items()],
+                   [str(p) for p in ignore])
+
+    def ignored(self, metric):
+        return any(fnmatch.fnmatchcase(metric, p) for p in self.ignore)
+
+    def of(self, metric):
+        for pattern, threshold in self.metrics:
+            if fnmatch.fnmatchcase(metric, pattern):
+                return threshold
+        return self.default
+
+
+def _fraction(value, where):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0 <= value < 10:
+        raise GateError("%s must be a fraction such as 0.1 (10 %%), not %r"
+                        % (where, value))
+    return float(value)
+
+
+def _values(documents):
+    collected = results.collect(documents)
+    values = collections.defaultdict(list)
+    meta = {}
+    for sample in collected.samples:
+        key = (sample.metric, sample.platform, sample.concurrency)
+        values[key].append(sample.value)
+        meta[sample.metric] = (sample.unit, sample.higher_is_better)
+    return values, meta, collected
+
+
+def compare(baseline_docs, candidate_docs, thresholds):
+    """(findings, keys only one run has, candidate's failed iterations).
+
+    A finding per (metric, platform, concurrency) in both runs,
+    regressions first.
+    """
+    base_values, _, _ = _values(baseline_docs)
+    cand_values, meta, collected = _values(candidate_docs)
+    findings = []
+    for key in sorted(set(base_values) & set(cand_values)):
+        metric, platform, concurrency = key
+        if thresholds.ignored(metric):
+            continue
+        unit, higher = meta[metric]
+        findings.append(_finding(key, unit, higher, base_values[key],
+                                 cand_values[key], thresholds.of(metric)))
+    findings.sort(key=lambda f: (not f.regressed, f.metric, f.platform,
+                                 f.concurrency))
+    only = {"baseline": sorted(set(base_values) - set(cand_values)),
+            "candidate": sorted(set(cand_values) - set(base_values))}
+    failed = {key: n for key, n in collected.failed.items() if n}
+    return findings, only, failed
+
+
+def _finding(key, unit, higher, baseline, candidate, threshold):
+    metric, platform, concurrency = key
+    comparison = stats.compare(candidate, baseline, higher)
+    base_mean = sum(baseline) / len(baseline)
+    cand_mean = sum(candidate) / len(candidate)
+    if comparison.ratio is None:
+        change = low = high = None
+    else:
+        # Signed so that > 0 is worse, whatever the metric's direction.
+        sign = -1 if higher else 1
+        change = sign * (comparison.ratio - 1)
+        low, high = sorted(
+            sign * (bound - 1) for bound in
+            (comparison.ratio_ci_low, comparison.ratio_ci_high)) \
+            if comparison.ratio_ci_low is not None else (None, None)
+    regressed = (comparison.verdict == "worse" and change is not None
+                 and change > threshold)
+    return Finding(metric, unit, platform, concurrency, base_mean, cand_mean,
+                   change, low, high, comparison.p_value, threshold,
+                   regressed, comparison.verdict,
+                   (comparison.note or "").replace("native", "baseline")
+                   or None)
+
+
+def format_findings(findings, only, failed, everything=False):
+    """The gate's report as text: regressions, then (optionally) the rest."""
+    lines = []
+    regressions = [f for f in findings if f.regressed]
+    shown = findings if everything else regressions
+    if shown:
+        lines.append("%-38s %-16s %4s %12s %12s %9s %19s %7s %6s  %s"
+                     % ("metric", "platform", "conc", "baseline",
+                        "candidate", "worse by", "95% CI", "p", "limit",
+                        "result"))
+    for f in shown:
+        lines.append("%-38s %-16s %4s %12s %12s %9s %19s %7s %6s  %s" % (
+            f.metric[:38], f.platform[:16], f.concurrency,
+            _num(f.baseline_mean), _num(f.candidate_mean), _pct(f.change),
+            "[%s, %s]" % (_pct(f.ci_low), _pct(f.ci_high))
+            if f.ci_low is not None else "-",
+            "%.3f" % f.p_value if f.p_value is not None else "-",
+            _pct(f.threshold), _result(f)))
+    for side, keys in sorted(only.items()):
+        if keys:
+            lines.append("only in the %s run: %s" % (side, ", ".join(
+                "%s/%s@%s" % key for key in keys[:10])
+                + (" ... (%d)" % len(keys) if len(keys) > 10 else "")))
+    for (platform, concurrency), n in sorted(failed.items()):
+        lines.append("candidate: %d failed iteration(s) of %s at "
+                     "concurrency %s (left out of every statistic)"
+                     % (n, platform, concurrency))
+    lines.append("%d regression(s) in %d comparison(s)"
+                 % (len(regressions), len(findings)))
+    return "\n".join(lines)
+
+
+def _result(finding):
+    if finding.regressed:
+        return "REGRESSION"
+    if finding.note:
+        return "not tested: " + finding.note
+    if finding.verdict == "worse":
+        return "worse, within the limit"
+    return {"better": "better", "ns": "no significant change"}.get(
+        finding.verdict, finding.verdict)
+
+
+def _num(value):
+    return "-" if value is None else "%.4g" % value
+
+
+def _pct(value):
+    return "-" if value is None else "%+.1f%%" % (100 * value)

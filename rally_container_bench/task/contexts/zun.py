@@ -1,0 +1,109 @@
+"""rcbench_zun: what ZunContainers scenarios need besides Rally's contexts.
+
+A default context of every ZunContainers scenario.
+
+Setup: where the environment has admin credentials, a security group in
+the admin's project that lets ICMP and SSH in. A container created with a
+runtime belongs to the admin's project (choosing a runtime is admin-only in
+Zun's default policy), and Zun looks its security groups up in that
+project, so the users' group (Rally's allow_ssh) cannot be used there.
+
+Cleanup (also after failures and aborts): rally-openstack's resource
+cleanup knows no Zun, so this lists the containers of the task's users and
+the admin's and deletes those whose names the workload's scenario
+generated; then the admin's group. Its order puts it before rcbench_guest's
+cleanup: the image goes after the containers that use it.
+"""
+
+from rally.common import logging
+from rally.task import context
+from rally.task import scenario
+
+from rally_container_bench.drivers import base
+from rally_container_bench import opts
+
+LOG = logging.getLogger(__name__)
+RULES = ({"protocol": "icmp"},
+         {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22})
+
+
+@context.configure(name="rcbench_zun", platform="openstack", order=420,
+                   hidden=True)
+class ZunContext(context.Context):
+    CONFIG_SCHEMA = {"type": "object", "additionalProperties": False}
+
+    def setup(self):
+        self.context["rcbench_zun"] = {}
+        admin = self.context.get("admin")
+        if not admin:
+            return
+        neutron = admin["credential"].clients().neutron()
+        group = neutron.create_security_group({"security_group": {
+            "name": self.generate_random_name(),
+            "description": "rally-container-bench: ICMP and SSH in, for "
+                           "Zun containers owned by the admin"}})
+        group_id = group["security_group"]["id"]
+        self.context["rcbench_zun"]["admin_secgroup_id"] = group_id
+        for rule in RULES:
+            neutron.create_security_group_rule({"security_group_rule": dict(
+                rule, direction="ingress", ethertype="IPv4",
+                remote_ip_prefix="0.0.0.0/0", security_group_id=group_id)})
+
+    def _clients(self):
+        """(zunclient, list kwargs, delete kwargs): users, then admin.
+
+        Only an admin may force a delete under Zun's default policy.
+        """
+        for user in self.context.get("users", []):
+            yield user["credential"].clients().zun(), {}, {"stop": True}
+        if self.context.get("admin"):
+            yield (self.context["admin"]["credential"].clients().zun(),
+                   {"all_projects": True}, {"force": True,
+                                            "all_projects": True})
+
+    def cleanup(self):
+        owner = scenario.Scenario.get(self.context["scenario_name"])
+        owner_id = self.get_owner_id()
+        for zun, list_kwargs, delete_kwargs in self._clients():
+            try:
+                found = [c for c in zun.containers.list(**list_kwargs)
+                         if c.name and owner.name_matches_object(
+                             c.name, task_id=owner_id)]
+            except Exception as e:
+                LOG.warning("rcbench_zun cleanup: cannot list containers: "
+                            "%s" % e)
+                continue
+            for container in found:
+                self._delete(zun, container, list_kwargs, delete_kwargs)
+        group_id = self.context.get("rcbench_zun", {}).get(
+            "admin_secgroup_id")
+        if group_id:
+            try:
+                self.context["admin"]["credential"].clients().neutron() \
+                    .delete_security_group(group_id)
+            except Exception as e:
+                LOG.warning("rcbench_zun cleanup: security group %s not "
+                            "deleted: %s" % (group_id, e))
+
+    @staticmethod
+    def _delete(zun, container, list_kwargs, delete_kwargs):
+        LOG.warning("cleanup: deleting leftover Zun container %s"
+                    % container.name)
+        try:
+            zun.containers.delete(container.uuid, **delete_kwargs)
+            base.wait_until(
+                lambda: _gone(zun, container.uuid, list_kwargs),
+                opts.register().delete_timeout, 1,
+                "Zun container %s gone" % container.name)
+        except Exception as e:
+            LOG.warning("cleanup: Zun container %s not deleted: %s"
+                        % (container.name, e))
+
+
+def _gone(zun, uuid, kwargs):
+    from zunclient import exceptions as zun_exceptions
+    try:
+        zun.containers.get(uuid, **kwargs)
+    except zun_exceptions.NotFound:
+        return True
+    return False

@@ -1,0 +1,25 @@
+"""What scenarios of instances in an OpenStack cloud share (Nova, Zun)."""
+
+from rally.task import atomic
+
+
+class CloudInstanceMixin:
+    """Networks by name or id; the network phase as ping, then SSH."""
+
+    def _network_ref(self, network):
+        """(id, name) of a network given by name or id; (None, None)."""
+        if not network:
+            return None, None
+        neutron = self.clients("neutron")
+        for key in ("id", "name"):
+            found = neutron.list_networks(**{key: network})["networks"]
+            if found:
+                return found[0]["id"], found[0]["name"]
+        raise ValueError("no network %r visible to the task's users"
+                         % network)
+
+    def _network(self, driver, instance, conf):
+        with atomic.ActionTimer(self, "ping"):
+            driver.wait_pingable(instance, conf.ssh_timeout)
+        with atomic.ActionTimer(self, "ssh"):
+            driver.wait_reachable(instance, conf.ssh_timeout)

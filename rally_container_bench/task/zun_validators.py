@@ -1,0 +1,125 @@
+"""Validators of the ZunContainers scenarios: fail before any container.
+
+rcbench_zun_ready   the catalog has Zun ("container") and its API speaks a
+                    microversion the driver needs (>= 1.20)
+rcbench_zun_runtime a runtime is asked for only with admin credentials
+                    (Zun's default policy: container:create:runtime is
+                    admin_api), a Zun that knows runtimes (>= 1.5) and a
+                    compute host that offers it
+rcbench_zun_image   the image argument, or rcbench_guest's docker form
+"""
+
+from rally.common import validation
+
+from rally_container_bench.drivers import base
+from rally_container_bench.drivers import registry
+from rally_container_bench.drivers import zun as zun_driver
+from rally_container_bench import opts
+
+
+def _arg(config, name, default=None):
+    return ((config or {}).get("args") or {}).get(name, default)
+
+
+def _guest_config(config):
+    contexts = (config or {}).get("contexts", {})
+    return next((value or {} for key, value in contexts.items()
+                 if key.split("@")[0] == "rcbench_guest"), None)
+
+
+def negotiated_version(credential):
+    """The microversion the client and Zun agreed on, as (major, minor)."""
+    client = credential.clients().zun()
+    return zun_driver.microversion(client.api_version.get_string())
+
+
+# Their own platform validators make them semantic ones: they run with the
+# task's users (and the admin, where the env has one).
+@validation.add("required_platform", platform="openstack", users=True)
+@validation.configure(name="rcbench_zun_ready", platform="openstack")
+class ZunReadyValidator(validation.Validator):
+    """Zun is in the catalog and new enough for the driver."""
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        credential = context["users"][0]["credential"]
+        try:
+            version = negotiated_version(credential)
+        except Exception as e:
+            self.fail("Zun (service type 'container') is not usable with "
+                      "the task's users: %s: %s" % (type(e).__name__, e))
+        if version < zun_driver.MIN_MICROVERSION:
+            self.fail("Zun's API speaks microversion %d.%d at most; the "
+                      "ZunContainers scenarios need %d.%d (a command as a "
+                      "list)" % (version + zun_driver.MIN_MICROVERSION))
+
+
+@validation.add("required_platform", platform="openstack", users=True)
+@validation.configure(name="rcbench_zun_runtime", platform="openstack")
+class ZunRuntimeValidator(validation.Validator):
+    """A runtime needs admin credentials under Zun's default policy."""
+
+    def __init__(self, param_name="runtime"):
+        super().__init__()
+        self.param_name = param_name
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        runtime = _arg(config, self.param_name)
+        if runtime is None:
+            return
+        if not isinstance(runtime, str) or not runtime:
+            self.fail("%s must be a runtime name such as runc or "
+                      "kata-runtime, not %r" % (self.param_name, runtime))
+        admin = context.get("admin")
+        if not admin:
+            self.fail("%s=%r: choosing a runtime is admin-only under Zun's "
+                      "default policy (container:create:runtime is "
+                      "admin_api); give the environment admin credentials, "
+                      "or leave %s out to use the compute host's default "
+                      "([DEFAULT] container_runtime)"
+                      % (self.param_name, runtime, self.param_name))
+        version = negotiated_version(admin["credential"])
+        if version < zun_driver.RUNTIME_MICROVERSION:
+            self.fail("%s: Zun's API (microversion %d.%d) predates "
+                      "runtimes (1.5)" % ((self.param_name,) + version))
+        offered = host_runtimes(admin["credential"].clients().zun())
+        if offered and runtime not in offered:
+            self.fail("%s=%r: no Zun compute host offers it (they offer: "
+                      "%s)" % (self.param_name, runtime,
+                               ", ".join(sorted(offered))))
+
+
+def host_runtimes(zun):
+    """Runtimes Zun's compute hosts offer (empty: the API does not say)."""
+    offered = set()
+    for host in zun.hosts.list():
+        detail = zun.hosts.get(host.uuid)
+        offered.update(getattr(detail, "runtimes", None) or ())
+    return offered
+
+
+@validation.configure(name="rcbench_zun_image")
+class ZunImageValidator(validation.Validator):
+    """An image to run: the argument, or rcbench_guest's docker upload."""
+
+    def __init__(self, param_name="image"):
+        super().__init__()
+        self.param_name = param_name
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        guest = _guest_config(config)
+        if guest is None:
+            self.fail("the rcbench_guest context is required: its key pair "
+                      "is how the scenario logs in")
+        if _arg(config, self.param_name) is not None:
+            return
+        if not guest.get("upload", True):
+            self.fail("%s is required when rcbench_guest has upload: false"
+                      % self.param_name)
+        if guest.get("hypervisor_type") != "docker":
+            self.fail("rcbench_guest must upload the docker form for Zun "
+                      "(hypervisor_type: docker), not %r"
+                      % guest.get("hypervisor_type", "qemu"))
+        try:
+            registry.guest_image(opts.register())
+        except base.DriverError as e:
+            self.fail("rcbench_guest uploads %s" % e)

@@ -1,0 +1,75 @@
+"""rcbench periodic's checks and bookkeeping that need no Rally run. The
+whole job runs for real in tests/functional/test_periodic.py (and in CI as
+tox -e periodic-local)."""
+
+import os
+import tempfile
+import unittest
+
+from rally_container_bench import cli
+from rally_container_bench import periodic
+
+
+class ValidateTestCase(unittest.TestCase):
+
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self._tmp.cleanup)
+        self.task = os.path.join(self._tmp.name, "task.yaml")
+        with open(self.task, "w") as f:
+            f.write("---\n")
+
+    def options(self, **kwargs):
+        return periodic.Options(task=self.task, results=self._tmp.name,
+                                **kwargs)
+
+    def test_bad_input_is_named_before_anything_runs(self):
+        cases = ((dict(task_args_file="/no/such.yaml"),
+                  "task args file /no/such.yaml does not exist"),
+                 (dict(env_spec="/no/spec.json"), "env spec /no/spec.json"),
+                 (dict(task_args="{platforms: [docker]"), "not JSON"),
+                 (dict(trend=-1), "--trend must be >= 0"))
+        for kwargs, message in cases:
+            with self.subTest(kwargs=kwargs):
+                with self.assertRaisesRegex(periodic.PeriodicError,
+                                            message):
+                    periodic.validate(self.options(**kwargs))
+
+    def test_a_bad_thresholds_file_is_named(self):
+        path = os.path.join(self._tmp.name, "t.yaml")
+        with open(path, "w") as f:
+            f.write("default: lots\n")
+        with self.assertRaisesRegex(ValueError, "must be a fraction"):
+            periodic.validate(self.options(thresholds=path))
+
+    def test_cli_reports_it_with_exit_2(self):
+        self.assertEqual(2, cli.main([
+            "periodic", "--task", "/no/task.yaml", "--results",
+            self._tmp.name, "--local-env"]))
+
+    def test_previous_runs_newest_last_only_with_results(self):
+        for name, with_results in (("20261101T020000Z", True),
+                                   ("20261103T020000Z", True),
+                                   ("20261102T020000Z", False),
+                                   ("20261104T020000Z", True),
+                                   ("notes", True)):
+            os.makedirs(os.path.join(self._tmp.name, name))
+            if with_results:
+                with open(os.path.join(self._tmp.name, name,
+                                       "rally.json"), "w") as f:
+                    f.write("{}")
+        self.assertEqual(["20261103T020000Z", "20261104T020000Z"],
+                         periodic.previous_runs(self._tmp.name, 2))
+        self.assertEqual([], periodic.previous_runs(self._tmp.name, 0))
+        self.assertEqual([], periodic.previous_runs("/no/such/dir", 5))
+
+    def test_promote_copies_the_run(self):
+        run_dir = os.path.join(self._tmp.name, "20261101T020000Z")
+        os.makedirs(run_dir)
+        with open(os.path.join(run_dir, "rally.json"), "w") as f:
+            f.write('{"tasks": []}')
+        baseline = os.path.join(self._tmp.name, "b", "baseline.json")
+        self.assertEqual(0, cli.main(["promote", run_dir, baseline]))
+        with open(baseline) as f:
+            self.assertEqual('{"tasks": []}', f.read())
+        self.assertEqual(2, cli.main(["promote", self._tmp.name, baseline]))

@@ -1,0 +1,150 @@
+"""The parts of the Zun driver and of sysbench-as-the-command that need no
+cloud. The driver runs against the real Zun of the all-in-one cloud in
+tests/functional_openstack; the logs script runs for real in a Docker
+container of the guest image in tests/functional/test_sysbench_script.py."""
+
+import io
+import json
+import os
+import subprocess
+import tarfile
+import tempfile
+import unittest
+
+from rally_container_bench.drivers import zun
+from rally_container_bench.images import guest
+from rally_container_bench.sysbench import presets
+from rally_container_bench.workloads import sysbench_run
+from rally_container_bench.workloads import sysbench_script
+
+# Real sysbench 1.0.20 output (recorded, see tests/fixtures/sysbench).
+FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures",
+                       "sysbench", "1.0.20", "cpu-time")
+with open(FIXTURE + ".txt") as _f:
+    CPU_RUN_OUTPUT = _f.read()
+with open(FIXTURE + ".json") as _f:
+    CPU_RUN_METRICS = json.load(_f)
+
+
+class ContainerRequestTestCase(unittest.TestCase):
+
+    def test_body_leaves_out_what_is_unset(self):
+        body = zun.ContainerRequest(image="img").body("c1")
+        self.assertEqual({"name": "c1", "image": "img",
+                          "command": list(guest.SSHD),
+                          "image_driver": "glance"}, body)
+
+    def test_body_with_everything(self):
+        body = zun.ContainerRequest(
+            image="img", network="net-id", security_groups=("sg-id",),
+            cpu=0.5, memory=256, runtime="kata-runtime",
+            availability_zone="az", hints={"a": "b"}).body("c1")
+        self.assertEqual([{"network": "net-id"}], body["nets"])
+        self.assertEqual(["sg-id"], body["security_groups"])
+        self.assertEqual((0.5, 256, "kata-runtime", "az"),
+                         (body["cpu"], body["memory"], body["runtime"],
+                          body["availability_zone"]))
+
+    def test_ipv4_of_a_container(self):
+        addresses = {"net-b": [{"addr": "fd00::5", "version": 6}],
+                     "net-a": [{"addr": "10.117.0.23", "version": 4,
+                                "port": "p"}]}
+        self.assertEqual("10.117.0.23", zun.container_ipv4(addresses))
+        self.assertIsNone(zun.container_ipv4({}))
+        self.assertIsNone(zun.container_ipv4(None))
+
+    def test_microversions_compare_as_numbers(self):
+        self.assertEqual((1, 38), zun.microversion("1.38"))
+        self.assertLess(zun.microversion("1.9"), zun.MIN_MICROVERSION)
+        self.assertGreater(zun.microversion("1.100"), zun.MIN_MICROVERSION)
+
+
+class ScriptTestCase(unittest.TestCase):
+
+    def plan(self, tests=("quick-cpu",)):
+        return sysbench_script.Plan.of(list(tests), "/root/work dir")
+
+    def test_script_is_valid_sh_and_quotes_the_workdir(self):
+        script = self.plan(["quick-cpu", "quick-fileio-seqrd"]).script()
+        subprocess.run(["sh", "-n", "-c", script], check=True)
+        self.assertIn("'/root/work dir'", script)
+        # Both generations' spellings, chosen by what the instance has.
+        self.assertIn("--test=cpu", script)
+        self.assertIn("sysbench cpu", script)
+
+    def test_steps_follow_sysbench_run_order(self):
+        specs = presets.resolve_all(["quick-cpu", "quick-fileio-seqrd"])
+        argvs = sysbench_script.steps(specs, "1.0.20")
+        self.assertEqual(["--version"], argvs[0][1:])
+        self.assertEqual(["run", "prepare", "run", "cleanup"],
+                         [argv[-1] for argv in argvs[1:]])
+
+    def log(self, cpu_exit=0):
+        mark = sysbench_script.MARK
+        return ("warning from the shell\n"
+                "%s begin 0 0 100.0\nsysbench 1.0.20\n\n"
+                "%s end 0 0 100.1\n"
+                "%s begin 1 0 100.2\n%s\n%s end 1 %d 102.7\n"
+                % (mark, mark, mark, CPU_RUN_OUTPUT, mark, cpu_exit))
+
+    def test_log_parses_into_steps(self):
+        steps = sysbench_script.parse_log(self.log())
+        self.assertEqual([0, 1], sorted(steps))
+        self.assertEqual("sysbench 1.0.20\n", steps[0].output)
+        self.assertAlmostEqual(2.5, steps[1].finished - steps[1].started)
+        self.assertIn("events per second", steps[1].output)
+
+    def test_log_without_markers_is_an_error_with_its_tail(self):
+        with self.assertRaisesRegex(sysbench_script.ScriptLogError,
+                                    "exec format error"):
+            sysbench_script.parse_log(b"exec format error\n")
+
+    def test_replay_feeds_the_ordinary_sysbench_path(self):
+        plan = self.plan()
+        replay = plan.replay(self.log())
+        version = sysbench_run.detect_version(replay, "sysbench", 10)
+        self.assertEqual("1.0.20", version)
+        recorded = []
+        run = sysbench_run.run_test(
+            replay, plan.specs[0], version, "sysbench", plan.workdir, 10,
+            timed=lambda label: replay.timed(
+                lambda s, f: recorded.append((label, s, f))))
+        self.assertEqual(CPU_RUN_METRICS["metrics"]["events_per_s"]["value"],
+                         run.result.metrics["events_per_s"].value)
+        self.assertEqual([("cpu", 100.2, 102.7)], recorded)
+
+    def test_replay_reports_a_failed_step_and_a_missing_one(self):
+        plan = self.plan(["quick-cpu", "quick-memory-read"])
+        replay = plan.replay(self.log(cpu_exit=3))
+        version = sysbench_run.detect_version(replay, "sysbench", 10)
+        with self.assertRaisesRegex(sysbench_run.SysbenchError,
+                                    "exited 3"):
+            sysbench_run.run_test(replay, plan.specs[0], version,
+                                  "sysbench", plan.workdir, 10)
+        with self.assertRaisesRegex(Exception, "no output of sysbench "
+                                               "memory"):
+            sysbench_run.run_test(replay, plan.specs[1], version,
+                                  "sysbench", plan.workdir, 10)
+
+
+class GuestArchiveTestCase(unittest.TestCase):
+
+    def test_guest_archive_wraps_rootfs_tar_with_sshd(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            image = guest.GuestImage(tmp, "abc")
+            layer = io.BytesIO()
+            with tarfile.open(fileobj=layer, mode="w") as t:
+                info = tarfile.TarInfo("etc/hostname")
+                info.size = 6
+                t.addfile(info, io.BytesIO(b"guest\n"))
+            with open(image.tarball, "wb") as f:
+                f.write(layer.getvalue())
+            path = os.path.join(tmp, "out.tar")
+            image.write_docker_archive(path, "c_rally_ab12_cd34:latest")
+            with tarfile.open(path) as t:
+                members = {m.name: t.extractfile(m).read() for m in t}
+        (manifest,) = json.loads(members["manifest.json"])
+        self.assertEqual(["c_rally_ab12_cd34:latest"], manifest["RepoTags"])
+        config = json.loads(members[manifest["Config"]])
+        self.assertEqual(list(guest.SSHD), config["config"]["Cmd"])
+        self.assertEqual(layer.getvalue(), members[manifest["Layers"][0]])

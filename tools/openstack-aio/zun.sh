@@ -1,0 +1,140 @@
+# Zun (OpenStack's container service) for the all-in-one cloud: zun-api,
+# zun-compute on Docker Engine, kuryr-libnetwork for Neutron ports, and a
+# linuxbridge agent named after the Zun host. Sourced by setup.sh (after
+# common.sh and configure.sh); AIO_ZUN=0 leaves Zun out.
+#
+# Debian bookworm packages no Zun and its Zed oslo/SQLAlchemy are too old
+# for Zun 18, so Zun and kuryr-libnetwork live in a virtualenv of their
+# own from PyPI. pyroute2 stays below 0.8: kuryr-lib's veth binding still
+# uses pyroute2.IPDB, which 0.8 removed.
+# shellcheck shell=bash
+
+AIO_ZUN_VENV=/opt/rcbench-aio/zun-venv
+AIO_ZUN_PIP=(zun==18.0.0 kuryr-libnetwork==18.0.0 kuryr-lib==3.5.0
+    'pyroute2>=0.7,<0.8' PyMySQL python-memcached)
+# zun-compute manages the node Docker names (its host name) and only if
+# [DEFAULT] host is the same name; the linuxbridge agent that binds its
+# ports carries it too.
+AIO_ZUN_HOST=$(hostname)
+AIO_ZUN_PORT=9517
+AIO_KURYR_PORT=23750
+
+zun_enabled() { [ "${AIO_ZUN:-1}" != 0 ]; }
+
+zun_install() {
+    local marker=$AIO_ZUN_VENV/.rcbench-requirements
+    if [ -x "$AIO_ZUN_VENV/bin/zun-api" ] \
+            && [ "$(cat "$marker" 2>/dev/null)" = "${AIO_ZUN_PIP[*]}" ]; then
+        return 0
+    fi
+    aio_log "Zun and kuryr-libnetwork into $AIO_ZUN_VENV from PyPI (~1-2 min)"
+    rm -rf "$AIO_ZUN_VENV"
+    python3 -m venv "$AIO_ZUN_VENV"
+    "$AIO_ZUN_VENV/bin/pip" install -q --disable-pip-version-check \
+        "${AIO_ZUN_PIP[@]}"
+    echo "${AIO_ZUN_PIP[*]}" > "$marker"
+}
+
+zun_configure() {
+    local db="mysql+pymysql://openstack:$DB_PASS@127.0.0.1"
+    local rabbit="rabbit://openstack:$RABBIT_PASS@127.0.0.1:5672/"
+    # service_auth (configure.sh) reads auth_url.
+    local auth_url=http://127.0.0.1:5000/v3
+    mkdir -p /var/lib/zun/images /var/lib/zun/tmp /var/log/zun /var/log/kuryr
+    mkdir -p /etc/zun
+    install -m 644 "$AIO_ZUN_VENV/etc/zun/api-paste.ini" /etc/zun/api-paste.ini
+    # zun-compute runs as root: it drives Docker and plugs veths through
+    # privsep, whose helper it finds on PATH (the venv's bin, see
+    # aio_daemons).
+    write_conf /etc/zun/zun.conf root <<EOF
+[DEFAULT]
+host = $AIO_ZUN_HOST
+my_ip = $AIO_GATEWAY
+state_path = /var/lib/zun
+transport_url = $rabbit
+container_driver = docker
+image_driver_list = glance,docker
+default_image_driver = glance
+[api]
+host_ip = 127.0.0.1
+port = $AIO_ZUN_PORT
+workers = 2
+api_paste_config = /etc/zun/api-paste.ini
+[database]
+connection = $db/zun
+[keystone_authtoken]
+$(service_auth zun)
+[keystone_auth]
+$(service_auth zun | grep -v www_authenticate_uri | grep -v memcached)
+[oslo_concurrency]
+lock_path = /var/lib/zun/tmp
+[oslo_messaging_rabbit]
+heartbeat_timeout_threshold = 0
+[glance]
+images_directory = /var/lib/zun/images
+[docker]
+api_url = unix:///var/run/docker.sock
+[network]
+driver = kuryr
+[websocket_proxy]
+wsproxy_host = 127.0.0.1
+base_url = ws://127.0.0.1:6784/
+EOF
+    # Docker >= 23 has no cluster store: kuryr's networks are local scope.
+    write_conf /etc/kuryr/kuryr.conf root <<EOF
+[DEFAULT]
+bindir = $AIO_ZUN_VENV/libexec/kuryr
+kuryr_uri = http://127.0.0.1:$AIO_KURYR_PORT
+capability_scope = local
+process_external_connectivity = false
+log_file = /var/log/kuryr/kuryr-server.log
+[neutron]
+$(service_auth kuryr | grep -v www_authenticate_uri | grep -v memcached)
+EOF
+    # Docker finds network plugins by their spec files.
+    mkdir -p /etc/docker/plugins
+    echo "http://127.0.0.1:$AIO_KURYR_PORT" > /etc/docker/plugins/kuryr.spec
+    ln -sf /usr/bin/neutron-linuxbridge-agent "$AIO_ETC/bin/lb-agent-zun"
+    write_conf "$AIO_ETC/neutron-agent-zun.conf" neutron <<EOF
+[DEFAULT]
+host = $AIO_ZUN_HOST
+log_file = /var/log/neutron/linuxbridge-agent-zun.log
+EOF
+}
+
+# The Zun daemons, in the format of aio_daemons. zun-compute imports
+# grpcio (its CRI capsule driver); grpc's fork handlers abort the children
+# it forks for lspci and friends ("epoll_wait error: Bad file descriptor",
+# exit -6) unless fork support is off.
+zun_daemons() {
+    local bin=$AIO_ZUN_VENV/bin
+    cat <<EOF
+neutron-linuxbridge-agent-zun root $AIO_ETC/bin/lb-agent-zun --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/plugins/ml2/ml2_conf.ini --config-file=/etc/neutron/plugins/ml2/linuxbridge_agent.ini --config-file=$AIO_ETC/neutron-agent-zun.conf
+kuryr-libnetwork root /usr/bin/env PATH=$bin:/usr/sbin:/usr/bin:/sbin:/bin $bin/kuryr-server --config-file=/etc/kuryr/kuryr.conf
+zun-api root $bin/zun-api --config-file=/etc/zun/zun.conf --log-file=/var/log/zun/zun-api.log
+zun-compute root /usr/bin/env PATH=$bin:/usr/sbin:/usr/bin:/sbin:/bin GRPC_ENABLE_FORK_SUPPORT=0 $bin/zun-compute --config-file=/etc/zun/zun.conf --log-file=/var/log/zun/zun-compute.log
+EOF
+}
+
+zun_database() {
+    mysql -u root -e "CREATE DATABASE IF NOT EXISTS zun; GRANT ALL PRIVILEGES ON zun.* TO 'openstack'@'127.0.0.1'; GRANT ALL PRIVILEGES ON zun.* TO 'openstack'@'localhost';"
+    "$AIO_ZUN_VENV/bin/zun-db-manage" --config-file /etc/zun/zun.conf upgrade
+}
+
+zun_register() {
+    local user
+    for user in zun kuryr; do
+        openstack user show "$user" >/dev/null 2>&1 \
+            || openstack user create --domain default "$user" >/dev/null
+        openstack user set --password "$SERVICE_PASS" "$user"
+        openstack role add --project service --user "$user" admin
+    done
+    openstack service show container >/dev/null 2>&1 \
+        || openstack service create --name zun container >/dev/null
+    if [ -z "$(openstack endpoint list --service container -f value -c ID)" ]; then
+        for user in public internal admin; do
+            openstack endpoint create --region RegionOne container "$user" \
+                "http://127.0.0.1:$AIO_ZUN_PORT/v1" >/dev/null
+        done
+    fi
+}
