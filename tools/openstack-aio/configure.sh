@@ -23,6 +23,10 @@ password = $SERVICE_PASS
 region_name = RegionOne
 EOF
     }
+    # The same for a service calling another as itself (no token checks).
+    client_auth() {
+        service_auth "$1" | grep -v -e www_authenticate_uri -e memcached
+    }
     # uWSGI APIs listen on loopback with few workers. AMQP heartbeats are
     # off on both ends (rabbitmq.conf too): a uWSGI worker runs no
     # eventlet hub between requests, so its heartbeats stop, RabbitMQ
@@ -133,11 +137,11 @@ heartbeat_timeout_threshold = 0
 $(service_auth nova)
 [service_user]
 send_service_user_token = true
-$(service_auth nova | grep -v www_authenticate_uri | grep -v memcached)
+$(client_auth nova)
 [placement]
-$(service_auth placement | grep -v www_authenticate_uri | grep -v memcached)
+$(client_auth placement)
 [neutron]
-$(service_auth neutron | grep -v www_authenticate_uri | grep -v memcached)
+$(client_auth neutron)
 [glance]
 api_servers = http://127.0.0.1:9292
 [scheduler]
@@ -208,7 +212,7 @@ connection = $db/neutron
 [keystone_authtoken]
 $(service_auth neutron)
 [nova]
-$(service_auth nova | grep -v www_authenticate_uri | grep -v memcached)
+$(client_auth nova)
 [oslo_concurrency]
 lock_path = /var/lib/neutron/lock
 [oslo_messaging_rabbit]

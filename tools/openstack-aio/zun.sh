@@ -38,7 +38,7 @@ zun_install() {
 zun_configure() {
     local db="mysql+pymysql://openstack:$DB_PASS@127.0.0.1"
     local rabbit="rabbit://openstack:$RABBIT_PASS@127.0.0.1:5672/"
-    # service_auth (configure.sh) reads auth_url.
+    # service_auth and client_auth (configure.sh) read auth_url.
     local auth_url=http://127.0.0.1:5000/v3
     mkdir -p /var/lib/zun/images /var/lib/zun/tmp /var/log/zun /var/log/kuryr
     mkdir -p /etc/zun
@@ -65,7 +65,7 @@ connection = $db/zun
 [keystone_authtoken]
 $(service_auth zun)
 [keystone_auth]
-$(service_auth zun | grep -v www_authenticate_uri | grep -v memcached)
+$(client_auth zun)
 [oslo_concurrency]
 lock_path = /var/lib/zun/tmp
 [oslo_messaging_rabbit]
@@ -89,7 +89,7 @@ capability_scope = local
 process_external_connectivity = false
 log_file = /var/log/kuryr/kuryr-server.log
 [neutron]
-$(service_auth kuryr | grep -v www_authenticate_uri | grep -v memcached)
+$(client_auth kuryr)
 EOF
     # Docker finds network plugins by their spec files.
     mkdir -p /etc/docker/plugins
