@@ -16,11 +16,14 @@ user may read them) are recorded next to it as the engine's times.
 
 import dataclasses
 import datetime
+import time
 
 from rally_container_bench.drivers import base
 
 # Fault messages from Nova can be long tracebacks.
 _FAULT_CHARS = 600
+# How long to wait for the compute service to finish its action events.
+EVENTS_GRACE_S = 30
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +65,28 @@ def fixed_ipv4(addresses, network_name=None):
                     entry.get("OS-EXT-IPS:type", "fixed") == "fixed":
                 return entry["addr"]
     return None
+
+
+def unfinished_events(actions):
+    """Events that started but have no finish time yet."""
+    return [event for action in actions
+            for event in action.get("events") or ()
+            if event.get("start_time") and not event.get("finish_time")]
+
+
+def settled_actions(read, interval, grace=EVENTS_GRACE_S):
+    """read() until no event is unfinished, for at most grace seconds.
+
+    The server (container) can be ACTIVE and answer SSH a moment before
+    the compute service writes its last event's finish time; this runs
+    untimed, after the phases.
+    """
+    deadline = time.monotonic() + grace
+    while True:
+        actions = read()
+        if not unfinished_events(actions) or time.monotonic() > deadline:
+            return actions
+        time.sleep(interval)
 
 
 def action_event_times(actions):
@@ -169,16 +194,18 @@ class NovaDriver(base.Driver):
                  "launched_at": epoch(
                      getattr(server, "OS-SRV-USG:launched_at", None))}
         try:
-            actions = []
-            events = self.events_nova.instance_action
-            for action in events.list(instance.id):
-                detail = events.get(instance.id, action.request_id)
-                actions.append(detail.to_dict())
+            actions = settled_actions(lambda: self._actions(instance),
+                                      self.conf.nova_poll_interval)
             times.update(action_event_times(actions))
         except Exception as e:  # a policy may refuse them
             times["instance_actions_unreadable"] = None
             instance.private["actions_error"] = str(e)
         instance.engine_times = times
+
+    def _actions(self, instance):
+        events = self.events_nova.instance_action
+        return [events.get(instance.id, action.request_id).to_dict()
+                for action in events.list(instance.id)]
 
     def delete(self, instance):
         floating = instance.private.pop("floating_ip_id", None)

@@ -170,16 +170,17 @@ class ZunDriver(base.Driver):
         times = {"created": nova.epoch(getattr(container, "created_at",
                                                None))}
         try:
-            actions = []
-            for action in self.zun.actions.list(instance.id):
-                detail = self.zun.actions.get(instance.id,
-                                              action.request_id)
-                actions.append(detail.to_dict())
+            actions = nova.settled_actions(lambda: self._actions(instance),
+                                           self.conf.nova_poll_interval)
             times.update(action_event_times(actions))
         except Exception as e:  # a policy may refuse them
             times["container_actions_unreadable"] = None
             instance.private["actions_error"] = str(e)
         instance.engine_times = times
+
+    def _actions(self, instance):
+        return [self.zun.actions.get(instance.id, a.request_id).to_dict()
+                for a in self.zun.actions.list(instance.id)]
 
     def delete(self, instance):
         # "stop": a running container is stopped, then deleted (its owner

@@ -104,6 +104,29 @@ class ServerErrorTestCase(unittest.TestCase):
                 base.Instance(name="s1", id="id1"), timeout=0.2)
 
 
+class SettledActionsTestCase(unittest.TestCase):
+    """An event's finish may come a moment after the server is ACTIVE.
+
+    Seen on the all-in-one cloud under load.
+    """
+
+    def actions(self, finish):
+        return [{"action": "create", "events": [
+            {"event": "compute__do_build_and_run_instance",
+             "start_time": "2026-11-22T20:03:29", "finish_time": finish}]}]
+
+    def test_reads_again_until_every_event_finished(self):
+        reads = iter([self.actions(None), self.actions(None),
+                      self.actions("2026-11-22T20:03:41")])
+        settled = nova.settled_actions(lambda: next(reads), 0.01)
+        self.assertEqual([], nova.unfinished_events(settled))
+
+    def test_gives_up_after_the_grace_time_with_what_it_has(self):
+        settled = nova.settled_actions(lambda: self.actions(None), 0.01,
+                                       grace=0.05)
+        self.assertEqual(1, len(nova.unfinished_events(settled)))
+
+
 class ImageFormsTestCase(unittest.TestCase):
 
     @classmethod
