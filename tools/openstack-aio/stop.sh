@@ -66,7 +66,12 @@ for table in filter raw mangle nat; do
 done
 
 # setup.sh's shared bind mount of the LXC instances' roots.
-mountpoint -q /var/lib/nova/instances-lxc && umount /var/lib/nova/instances-lxc
+# Lazily if busy: the mount is shared, and a peer copy in a namespace made
+# while it existed (a container's) can hold it a little longer.
+if mountpoint -q /var/lib/nova/instances-lxc; then
+    umount /var/lib/nova/instances-lxc 2>/dev/null \
+        || umount -l /var/lib/nova/instances-lxc
+fi
 
 /etc/init.d/rabbitmq-server stop >/dev/null 2>&1
 epmd -kill >/dev/null 2>&1
