@@ -19,8 +19,9 @@ The Rally environment: an existing one by name (--env), or one created
 from a spec file (--env-spec), from OS_* / OS_CLOUD (--from-sysenv) or
 empty for the local engines (--local-env), re-used by name on the next
 run. Exit status: 0 all good; 1 an SLA
-failed or the gate found a regression (both are said); 2 the job itself
-could not run (bad input, no env, Rally failed to start the task).
+failed, the gate found a regression or the task was aborted (each is
+said); 2 the job itself could not run (bad input, no env, the task did
+not run: validation failed or it crashed, with Rally's reason).
 """
 
 import dataclasses
@@ -37,6 +38,8 @@ from rally_container_bench.report import trends
 _UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
                       r"[0-9a-f]{12}")
 OK, FAILED, BROKEN = 0, 1, 2
+# Rally task states whose results are worth exporting and gating.
+RAN = ("finished", "aborted")
 
 
 class PeriodicError(ValueError):
@@ -105,6 +108,7 @@ def ensure_env(rally, options, log):
     An existing env wins; then a spec file, then the OS_* variables, then
     an empty env (the local engines need no credentials).
     """
+    rally("db", "ensure")  # a fresh host has no Rally DB yet
     if rally("env", "show", options.env, check=False,
              quiet=True).returncode == 0:
         log("using Rally env %s" % options.env)
@@ -231,6 +235,16 @@ def run(options, log=print, now=None):
     run_dir = os.path.join(options.results, stamp)
     os.makedirs(run_dir)
     uuid, started = start_task(rally, options, log)
+    status = task_status(rally, uuid)
+    if status not in RAN:
+        # Nothing ran (validation failed, the task crashed): say why, in
+        # Rally's words, and export nothing that would look like results.
+        detail = rally("task", "detailed", uuid, check=False)
+        reason = "the task did not run (Rally status %s)" % status
+        _write_run(run_dir, options, uuid, BROKEN, [reason])
+        log("%s:\n%s" % (reason, (detail.stdout + detail.stderr)
+                         .strip()[-3000:]))
+        return BROKEN
     export(rally, uuid, run_dir)
     sla_failed = rally("task", "sla-check", uuid,
                        check=False).returncode != 0
@@ -245,16 +259,29 @@ def run(options, log=print, now=None):
         os.unlink(latest)
     if not os.path.exists(latest):
         os.symlink(stamp, latest)
-    status = FAILED if (sla_failed or regressed) else OK
-    reasons = [why for bad, why in ((sla_failed, "an SLA failed"),
-                                    (regressed, "the gate found a "
-                                                "regression")) if bad]
+    aborted = status != "finished"
+    result = FAILED if (sla_failed or regressed or aborted) else OK
+    reasons = [why for bad, why in (
+        (aborted, "the task was aborted (partial results)"),
+        (sla_failed, "an SLA failed"),
+        (regressed, "the gate found a regression")) if bad]
+    _write_run(run_dir, options, uuid, result, reasons)
+    log("periodic run %s: %s (results in %s)"
+        % (uuid, "; ".join(reasons) or "passed", run_dir))
+    return result
+
+
+def task_status(rally, uuid):
+    """Rally's status of the task: finished, aborted, crashed, ..."""
+    proc = rally("task", "status", uuid, check=False)
+    match = re.search(r"%s:\s*(\w+)" % re.escape(uuid), proc.stdout)
+    return match.group(1) if match else "unknown"
+
+
+def _write_run(run_dir, options, uuid, result, reasons):
     with open(os.path.join(run_dir, "run.json"), "w") as f:
         json.dump({"task": options.task,
                    "task_args_file": options.task_args_file,
                    "task_args": options.task_args, "env": options.env,
-                   "rally_task": uuid, "status": status,
+                   "rally_task": uuid, "status": result,
                    "reasons": reasons}, f, indent=2)
-    log("periodic run %s: %s (results in %s)"
-        % (uuid, "; ".join(reasons) or "passed", run_dir))
-    return status

@@ -220,6 +220,7 @@ class ZunDriver(base.Driver):
 
     def describe(self):
         return {"driver": self.name, "zun_image": self.request.image,
+                "image_driver": self.request.image_driver,
                 "runtime_requested": self.request.runtime or "",
                 "cpu": self.request.cpu, "memory_mb": self.request.memory}
 

@@ -112,6 +112,10 @@ class ZunImageValidator(validation.Validator):
                       "is how the scenario logs in")
         if _arg(config, self.param_name) is not None:
             return
+        if _arg(config, "image_driver", "glance") == "docker":
+            self.fail("%s is required with image_driver docker: the name "
+                      "of an image the compute hosts' Docker has or pulls "
+                      "(rcbench_guest uploads to Glance)" % self.param_name)
         if not guest.get("upload", True):
             self.fail("%s is required when rcbench_guest has upload: false"
                       % self.param_name)

@@ -82,6 +82,25 @@ class PeriodicJobTestCase(unittest.TestCase):
         with open(os.path.join(run[1], name)) as f:
             return f.read()
 
+    def test_a_task_that_cannot_run_says_why_and_exits_2(self):
+        proc = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "periodic",
+             "--task", TASK, "--task-args-file", ARGS,
+             "--task-args", json.dumps({"platforms": ["docker"],
+                                        "tests": ["no-such-preset"]}),
+             "--results", os.path.join(self.tmp, "bad"),
+             "--local-env", "--rally-config", self.home.conf],
+            capture_output=True, text=True, cwd=helpers.TOP,
+            env=dict(os.environ, HOME=self.home.path,
+                     XDG_CACHE_HOME=helpers.CACHE_HOME))
+        self.assertEqual(2, proc.returncode, proc.stdout + proc.stderr)
+        self.assertIn("the task did not run", proc.stdout)
+        self.assertIn("unknown sysbench preset 'no-such-preset'",
+                      proc.stdout)
+        (run_dir,) = os.listdir(os.path.join(self.tmp, "bad"))
+        self.assertEqual(["run.json"], os.listdir(os.path.join(
+            self.tmp, "bad", run_dir)))
+
     def test_baseline_run_exports_everything_and_is_promoted(self):
         proc, run_dir = self.runs[0]
         self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)

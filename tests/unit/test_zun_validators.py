@@ -96,3 +96,7 @@ class ZunValidatorsTestCase(unittest.TestCase):
         self.assertIn("image is required", message)
         self.assertIsNone(self.check(zun_validators.ZunImageValidator(), {},
                                      dict(cfg, args={"image": "mine"})))
+        cfg["contexts"]["rcbench_guest"] = {"hypervisor_type": "docker"}
+        message = self.check(zun_validators.ZunImageValidator(), {},
+                             dict(cfg, args={"image_driver": "docker"}))
+        self.assertIn("image is required with image_driver docker", message)

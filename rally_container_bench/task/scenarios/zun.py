@@ -25,10 +25,12 @@ class ZunContainersScenario(cloud.CloudInstanceMixin,
     """Build, network (ping, then SSH), delete of one Zun container."""
 
     def _request(self, image, network, cpu, memory, runtime,
-                 availability_zone, hints, ssh_user, command=None):
+                 availability_zone, hints, ssh_user, command=None,
+                 image_driver="glance"):
         guest = self.context["tenant"].get("rcbench_guest", {})
         fields = dict(
             image=image or guest.get("image_name"),
+            image_driver=image_driver,
             network=self._network_ref(network)[0],
             security_groups=self._security_groups(runtime),
             cpu=cpu, memory=memory, runtime=runtime,
@@ -78,6 +80,8 @@ def _validators(cls):
             validation.add("rcbench_zun_runtime", param_name="runtime"),
             validation.add("required_contexts", contexts=["rcbench_guest"]),
             validation.add("rcbench_zun_image", param_name="image"),
+            validation.add("enum", param_name="image_driver",
+                           values=["glance", "docker"], missed=True),
             validation.add("number", param_name="cpu", minval=0.01,
                            nullable=True, integer_only=False),
             validation.add("number", param_name="memory", minval=4,
@@ -95,7 +99,7 @@ class RunAndDelete(ZunContainersScenario):
 
     def run(self, image=None, network=None, cpu=None, memory=None,
             runtime=None, availability_zone=None, hints=None,
-            ssh_user="root"):
+            ssh_user="root", image_driver="glance"):
         """Run a Zun container, wait for ping and SSH, delete it.
 
         Atomic actions: build (create request -> status Running, polled
@@ -118,9 +122,13 @@ class RunAndDelete(ZunContainersScenario):
         :param availability_zone: Zun availability zone
         :param hints: Zun scheduler hints
         :param ssh_user: the image's login user
+        :param image_driver: glance (default: the image is a Glance
+            image) or docker (an image the compute hosts' Docker has or
+            pulls: give its name as image)
         """
         request = self._request(image, network, cpu, memory, runtime,
-                                availability_zone, hints, ssh_user)
+                                availability_zone, hints, ssh_user,
+                                image_driver=image_driver)
         driver = self._driver(request)
         with self._instance(driver) as instance:
             self.add_environment(self._environment(driver, instance))
@@ -137,7 +145,8 @@ class RunSysbenchDelete(ZunContainersScenario):
 
     def run(self, tests, image=None, network=None, cpu=None, memory=None,
             runtime=None, availability_zone=None, hints=None,
-            ssh_user="root", workdir="/root", timeout=None, via="ssh"):
+            ssh_user="root", workdir="/root", timeout=None, via="ssh",
+            image_driver="glance"):
         """Run a Zun container, run sysbench in it, delete it.
 
         via ssh (default): the phases of run_and_delete, then each
@@ -166,13 +175,16 @@ class RunSysbenchDelete(ZunContainersScenario):
         :param workdir: directory inside the container for fileio files
         :param timeout: seconds one sysbench command may take
         :param via: "ssh" or "logs"
+        :param image_driver: glance or docker (see run_and_delete)
         """
         if via == "logs":
             self._via_logs(tests, image, network, cpu, memory, runtime,
-                           availability_zone, hints, workdir, timeout)
+                           availability_zone, hints, workdir, timeout,
+                           image_driver)
             return
         request = self._request(image, network, cpu, memory, runtime,
-                                availability_zone, hints, ssh_user)
+                                availability_zone, hints, ssh_user,
+                                image_driver=image_driver)
         driver = self._driver(request)
         with self._instance(driver) as instance:
             environment = self._environment(driver, instance)
@@ -182,11 +194,12 @@ class RunSysbenchDelete(ZunContainersScenario):
                                         metadata=environment)
 
     def _via_logs(self, tests, image, network, cpu, memory, runtime,
-                  availability_zone, hints, workdir, timeout):
+                  availability_zone, hints, workdir, timeout, image_driver):
         plan = sysbench_script.Plan.of(tests, workdir)
         request = self._request(image, network, cpu, memory, runtime,
                                 availability_zone, hints, "root",
-                                command=plan.command())
+                                command=plan.command(),
+                                image_driver=image_driver)
         driver = self._driver(request, exits=True)
         conf = opts.register()
         with self._instance(driver, network=False) as instance:
