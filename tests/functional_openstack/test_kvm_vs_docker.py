@@ -18,7 +18,11 @@ from tests.functional import helpers
 AIO = "/etc/rcbench-aio"
 TASK = os.path.join(helpers.TOP, "tasks", "kvm_vs_docker.yaml")
 ARGS = os.path.join(helpers.TOP, "tasks", "args", "aio-quick.yaml")
-PLATFORMS = ("native", "nova-qemu-tcg", "nova-lxc", "zun")
+PLATFORMS = ("native", "nova-qemu-tcg", "nova-lxc")
+# Zun is not in aio-quick yet (see there): its tests skip with the reason.
+ZUN_RACE = ("aio-quick runs no Zun yet: on a fresh Zun the first concurrent "
+            "containers on a network race in Zun's network creation "
+            "(NetworkAlreadyExists)")
 
 
 def read_secrets():
@@ -95,9 +99,7 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
 
     def test_phases_with_network_steps(self):
         for scenario, count in (("NovaInstances.boot_and_delete", 4),
-                                ("NovaInstances.boot_sysbench_delete", 4),
-                                ("ZunContainers.run_and_delete", 2),
-                                ("ZunContainers.run_sysbench_delete", 2)):
+                                ("NovaInstances.boot_sysbench_delete", 4)):
             workloads = self.workloads(scenario)
             # 2 concurrency steps, 2 hypervisors through Nova
             self.assertEqual(count, len(workloads), scenario)
@@ -136,6 +138,7 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
         # TCG here, never called kvm; LXC has no acceleration.
         self.assertEqual({("qemu", "tcg"), ("lxc", "")}, runtimes)
 
+    @unittest.skip(ZUN_RACE)
     def test_zun_containers_ran_where_and_how_asked(self):
         for workload in self.workloads("ZunContainers."):
             for iteration in workload["data"]:
@@ -153,11 +156,6 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
                                      float(times[start + ".finish"]))
 
     def test_sysbench_metrics_from_inside_the_servers(self):
-        for workload in self.workloads("ZunContainers.run_sysbench"):
-            for iteration in workload["data"]:
-                out = helpers.additive(iteration)
-                self.assertGreater(
-                    out["sysbench cpu"]["events_per_s (events/s)"], 0)
         for workload in self.workloads(
                 "NovaInstances.boot_sysbench_delete"):
             for iteration in workload["data"]:

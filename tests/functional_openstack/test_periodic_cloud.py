@@ -1,7 +1,7 @@
 """The periodic job against the real all-in-one cloud, as tox -e periodic
 runs it: the Rally env made from an env spec file (RCBENCH_ENV_SPEC), a
-small slice of tasks/kvm_vs_docker.yaml (native and Zun containers at
-concurrency 1), everything exported, made the baseline. Skips without the
+small slice of tasks/kvm_vs_docker.yaml (native and libvirt-LXC servers
+at concurrency 1), everything exported, made the baseline. Skips without the
 cloud."""
 
 import json
@@ -15,7 +15,7 @@ from tests.functional import helpers
 from tests.functional_openstack import test_kvm_vs_docker as aio
 
 TASK_ARGS = json.dumps({"platforms": ["native", "container"],
-                        "container": "zun", "concurrency": [1],
+                        "container": "nova-lxc", "concurrency": [1],
                         "boot_and_delete": False, "tests": ["quick-cpu"]})
 
 
@@ -62,14 +62,14 @@ class PeriodicOnTheCloudTestCase(unittest.TestCase):
         with open(os.path.join(self.run_dir, "junit.xml")) as f:
             junit = f.read()
         self.assertIn('failures="0"', junit)
-        self.assertIn('classname="ZunContainers"', junit)
+        self.assertIn('classname="NovaInstances"', junit)
         self.assertIn('classname="NativeHost"', junit)
 
-    def test_comparison_has_zun_against_native(self):
+    def test_comparison_has_lxc_against_native(self):
         with open(os.path.join(self.run_dir, "comparison.json")) as f:
             report = json.load(f)
         labels = {p["label"] for p in report["platforms"]}
-        self.assertEqual({"native", "zun-runc"}, labels)
+        self.assertEqual({"native", "nova-lxc"}, labels)
 
     def test_no_secret_in_what_it_printed_or_wrote(self):
         password = aio.read_secrets()["ADMIN_PASS"]
