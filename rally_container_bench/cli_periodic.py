@@ -9,7 +9,6 @@
 
 import json
 import os
-import shutil
 import sys
 
 
@@ -45,14 +44,11 @@ def _gate(args):
 
 
 def _promote(args):
-    source = os.path.join(args.run_dir, "rally.json")
-    if not os.path.isfile(source):
+    from rally_container_bench import periodic
+    if not os.path.isfile(os.path.join(args.run_dir, "rally.json")):
         raise ValueError("%s has no rally.json: not a run of rcbench "
                          "periodic" % args.run_dir)
-    os.makedirs(os.path.dirname(os.path.abspath(args.baseline)),
-                exist_ok=True)
-    shutil.copyfile(source, args.baseline)
-    print("promoted %s to the baseline %s" % (args.run_dir, args.baseline))
+    periodic.promote(args.run_dir, args.baseline, log=print)
     return 0
 
 

@@ -15,10 +15,7 @@ from rally_container_bench.drivers import base
 from rally_container_bench.drivers import registry
 from rally_container_bench.drivers import zun as zun_driver
 from rally_container_bench import opts
-
-
-def _arg(config, name, default=None):
-    return ((config or {}).get("args") or {}).get(name, default)
+from rally_container_bench.task.validators import _arg
 
 
 def _guest_config(config):
