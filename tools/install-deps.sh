@@ -9,12 +9,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 venv="${RCBENCH_VENV:-$top/.venv}"
 python="${PYTHON:-python3}"
 
-# sysbench: the workload; gcc..libtool: build sysbench 0.4.12 (KEK's version);
+# sysbench, fio: the workloads; gcc..libtool: build sysbench 0.4.12 (KEK's version);
 # debootstrap..openssh-client: the offline guest image; then the engines
 # (iputils-ping: the network phase of Nova servers pings them);
 # chromium: the tests open the comparison report in it, headless. containerd
 # also runs on its own for the lifecycle runtimes containerd / cri-containerd.
-packages=(sysbench gcc make autoconf automake libtool python3-venv chromium
+packages=(sysbench fio gcc make autoconf automake libtool python3-venv chromium
           debootstrap e2fsprogs qemu-utils openssh-client
           docker.io containerd podman crun runc containernetworking-plugins conmon
           slirp4netns uidmap catatonit iptables iproute2 iputils-ping

@@ -142,6 +142,9 @@ class Driver(abc.ABC):
     #: what the engine's timestamps are, for the report
     engine_times_note = "The engine's own clock (epoch seconds)"
 
+    #: container tuning knobs (tuning.ContainerTuning) where supported
+    tuning = None
+
     def __init__(self, image, conf):
         self.image = image
         self.conf = conf

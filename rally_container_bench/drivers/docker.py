@@ -16,6 +16,8 @@ from docker import errors as docker_errors
 import requests
 
 from rally_container_bench.drivers import base
+from rally_container_bench.drivers import libvirt
+from rally_container_bench.drivers import tuning as tuning_lib
 from rally_container_bench.images import guest
 
 LABEL = "rcbench"
@@ -49,6 +51,8 @@ def running(instance, attrs):
         "created": parse_timestamp(attrs["Created"]),
         "started": parse_timestamp(state.get("StartedAt")),
     }
+    if instance.private.get("host_network"):
+        return True  # sshd listens on the port chosen at create
     bindings = (attrs["NetworkSettings"]["Ports"] or {}).get("22/tcp")
     if not bindings:
         raise base.DriverError("container %s has no published SSH port"
@@ -56,6 +60,29 @@ def running(instance, attrs):
     instance.ssh_host = bindings[0]["HostIp"] or "127.0.0.1"
     instance.ssh_port = int(bindings[0]["HostPort"])
     return True
+
+
+def host_network_sshd():
+    """(port, command) of an sshd in the host's network namespace.
+
+    No port can be published there, so sshd itself listens on a free
+    loopback port of the host.
+    """
+    with libvirt.port_lock:
+        port = libvirt.free_port()
+    return port, SSHD + ["-p", str(port), "-o", "ListenAddress=127.0.0.1"]
+
+
+def tuning_facts(tuning, default_network):
+    """Environment entries of a container's tuning (untuned: the default)."""
+    tuning = tuning or tuning_lib.ContainerTuning()
+    facts = tuning.describe()
+    if tuning.network == "host":
+        facts["network"] = ("host network namespace, sshd on a free port "
+                            "of 127.0.0.1")
+    else:
+        facts["network"] = default_network
+    return facts
 
 
 @contextlib.contextmanager
@@ -107,20 +134,39 @@ class DockerDriver(base.Driver):
         self.client.images.get(self.image.tag)
 
     def create(self, name):
+        instance = base.Instance(name=name)
+        options = self._tuned_options(instance)
+        if self.conf.container_cpus:
+            options["nano_cpus"] = int(self.conf.container_cpus * 1e9)
         try:
             with self._api("create " + name):
-                limits = ({"nano_cpus": int(self.conf.container_cpus * 1e9)}
-                          if self.conf.container_cpus else {})
                 container = self.client.containers.create(
                     self.image.tag, name=name, detach=True,
-                    labels={LABEL: "1"},
-                    ports={"22/tcp": ("127.0.0.1", None)},
-                    network=self.conf.docker_network, **limits)
+                    labels={LABEL: "1"}, **options)
                 container.start()
         except docker_errors.DockerException as e:
             raise base.DriverError("docker could not start %s: %s"
                                    % (name, e))
-        return base.Instance(name=name, id=container.id)
+        instance.id = container.id
+        return instance
+
+    def _tuned_options(self, instance):
+        tuning = self.tuning or tuning_lib.ContainerTuning()
+        options = {}
+        if tuning.network == "host":
+            instance.ssh_port, options["command"] = host_network_sshd()
+            instance.private["host_network"] = True
+            options["network_mode"] = "host"
+        else:
+            options.update(ports={"22/tcp": ("127.0.0.1", None)},
+                           network=self.conf.docker_network)
+        if tuning.cpuset is not None:
+            options["cpuset_cpus"] = tuning.cpuset
+        if tuning.workdir_volume:
+            # An anonymous volume: removed with the container (v=True).
+            options["mounts"] = [docker.types.Mount(
+                target=tuning_lib.VOLUME_MOUNT, source=None, type="volume")]
+        return options
 
     def wait_running(self, instance, timeout):
         base.wait_until(lambda: running(instance, self._inspect(instance)),
@@ -141,7 +187,7 @@ class DockerDriver(base.Driver):
         try:
             with self._api("remove " + instance.name):
                 self.client.api.remove_container(
-                    instance.id or instance.name, force=True)
+                    instance.id or instance.name, force=True, v=True)
         except docker_errors.NotFound:
             pass
         except docker_errors.DockerException as e:
@@ -195,6 +241,7 @@ class DockerDriver(base.Driver):
         return dict(super().describe(), runtime="runc",
                     engine_version="docker " + version.get("Version", "?"),
                     acceleration="none (container)",
-                    network="docker network %s, sshd published on "
-                            "127.0.0.1" % self.conf.docker_network,
-                    cpu_limit=self.conf.container_cpus or "none")
+                    cpu_limit=self.conf.container_cpus or "none",
+                    **tuning_facts(self.tuning, "docker network %s, sshd "
+                                   "published on 127.0.0.1"
+                                   % self.conf.docker_network))

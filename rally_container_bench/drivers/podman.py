@@ -19,6 +19,7 @@ from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemons
 from rally_container_bench.drivers import docker as docker_driver
 from rally_container_bench.drivers import libvirt
+from rally_container_bench.drivers import tuning as tuning_lib
 
 LABEL = "rcbench"
 _CONTAINERS_CONF = """[containers]
@@ -82,23 +83,42 @@ class PodmanDriver(base.Driver):
         # The port is chosen here, so no inspect is needed before SSH.
         last = None
         for _ in range(3):
-            with libvirt.port_lock:
-                port = libvirt.free_port()
-            limits = (["--cpus", str(self.conf.container_cpus)]
-                      if self.conf.container_cpus else [])
+            instance = base.Instance(name=name)
+            options, command = self._tuned_options(instance)
+            if self.conf.container_cpus:
+                options += ["--cpus", str(self.conf.container_cpus)]
             proc = self._podman("run", "-d", "--name", name, "--label",
-                                LABEL + "=1", "-p", "127.0.0.1:%d:22" % port,
-                                *limits, self.image.tag)
+                                LABEL + "=1", *options, self.image.tag,
+                                *command)
             if proc.returncode == 0:
-                return base.Instance(name=name, id=proc.stdout.strip(),
-                                     ssh_port=port)
+                instance.id = proc.stdout.strip()
+                return instance
             last = proc.stderr.strip()
             # A port taken between our probe and podman's bind: retry.
-            self._podman("rm", "-f", "-t", "0", name)
+            self._podman("rm", "-f", "-v", "-t", "0", name)
             if "address already in use" not in last:
                 break
         raise base.DriverError("podman run %s failed: %s"
                                % (name, last[-1500:]))
+
+    def _tuned_options(self, instance):
+        """(podman run options, command) of the tuning; sets the port."""
+        tuning = self.tuning or tuning_lib.ContainerTuning()
+        options, command = [], []
+        if tuning.network == "host":
+            instance.ssh_port, command = docker_driver.host_network_sshd()
+            instance.private["host_network"] = True
+            options += ["--network", "host"]
+        else:
+            with libvirt.port_lock:
+                instance.ssh_port = libvirt.free_port()
+            options += ["-p", "127.0.0.1:%d:22" % instance.ssh_port]
+        if tuning.cpuset is not None:
+            options += ["--cpuset-cpus", tuning.cpuset]
+        if tuning.workdir_volume:
+            # An anonymous volume: removed with the container (rm -v).
+            options += ["-v", tuning_lib.VOLUME_MOUNT]
+        return options, command
 
     def wait_running(self, instance, timeout):
         """Nothing to wait for: ``podman run -d`` returns once it runs.
@@ -119,7 +139,7 @@ class PodmanDriver(base.Driver):
 
     def delete(self, instance):
         # -t 0: kill at once (the default waits 10 s for a clean stop).
-        proc = self._podman("rm", "-f", "-t", "0", instance.id or
+        proc = self._podman("rm", "-f", "-v", "-t", "0", instance.id or
                             instance.name)
         if proc.returncode not in (0, 1):
             raise base.DriverError("podman could not remove %s: %s"
@@ -157,7 +177,10 @@ class PodmanDriver(base.Driver):
         return dict(super().describe(), runtime=self.runtime,
                     engine_version="podman " + version,
                     acceleration="none (container)",
-                    cpu_limit=self.conf.container_cpus or "none")
+                    cpu_limit=self.conf.container_cpus or "none",
+                    **docker_driver.tuning_facts(
+                        self.tuning, "podman's default network, sshd "
+                        "published on 127.0.0.1"))
 
 
 class PodmanRuncDriver(PodmanDriver):
@@ -186,7 +209,7 @@ def remove_ours(conf, report):
     podman = PodmanRuncDriver(None, conf)
     for container_id in podman._checked(
             "ps", "-a", "-q", "--filter", "label=" + LABEL).split():
-        podman._checked("rm", "-f", container_id)
+        podman._checked("rm", "-f", "-v", container_id)
         report("podman: removed %s (it cannot outlive podman's mount "
                "namespace)" % container_id[:12])
 
@@ -220,7 +243,7 @@ def remove_orphans(conf, report):
         netns = match.group(2)
         podman._in_namespace(["sh", "-c", 'rm -f "$1" && ip netns add "$2"',
                               "sh", netns, os.path.basename(netns)])
-        podman._podman("rm", "-f", container_id)
+        podman._podman("rm", "-f", "-v", container_id)
         podman._in_namespace(["ip", "netns", "delete",
                               os.path.basename(netns)])
         forget_cni_rules(container_id)

@@ -41,14 +41,18 @@ def guest_image(conf):
     return image
 
 
-def prepared_driver(name, conf):
+def prepared_driver(name, conf, tuning=None):
     """The driver ``name`` of this process, prepared once (thread-safe).
 
     Rally's runner forks worker processes, so each prepares its own (the
-    engine work is idempotent: the image is imported only once).
+    engine work is idempotent: the image is imported only once). tuning:
+    a tuning.ContainerTuning for the drivers that take one.
     """
-    return prepared_once(name, lambda: driver_class(name)(guest_image(conf),
-                                                          conf))
+    def make():
+        driver = driver_class(name)(guest_image(conf), conf)
+        driver.tuning = tuning
+        return driver
+    return prepared_once((name, tuning), make)
 
 
 def prepared_once(key, make):

@@ -1,7 +1,7 @@
 """Build the guest image offline, from Debian packages only.
 
 No registry and no cloud image can be downloaded here, so one debootstrap
-rootfs (minbase + openssh-server + sysbench + a Debian kernel) is the
+rootfs (minbase + openssh-server + sysbench + fio + a Debian kernel) is the
 source of every form an engine needs:
 
   rootfs/        the tree (LXC uses it as the lower layer of an overlay)
@@ -30,8 +30,8 @@ from rally_container_bench.images import docker_archive
 BUILDER_VERSION = "2"
 SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
-PACKAGES = ("openssh-server", "sysbench", "iproute2", "kmod", "e2fsprogs",
-            "linux-image-amd64", "initramfs-tools", "busybox")
+PACKAGES = ("openssh-server", "sysbench", "fio", "iproute2", "kmod",
+            "e2fsprogs", "linux-image-amd64", "initramfs-tools", "busybox")
 DISK_SIZE = "4G"
 KEY_NAME = "id_ed25519"
 # A container of the guest image runs its sshd in the foreground, logging

@@ -25,8 +25,11 @@ ENVIRONMENT_KEYS = (
     ("acceleration", "acceleration"),
     ("acceleration_reason", "why this acceleration"),
     ("engine_version", "engine version"), ("image", "image"),
-    ("network", "network"), ("vcpus", "vCPUs"),
+    ("network", "network"), ("tuning", "tuning"), ("cpuset", "cpuset"),
+    ("workdir", "work directory"), ("workdir_fs", "its filesystem"),
+    ("vcpus", "vCPUs"),
     ("memory_mb", "memory (MiB)"), ("sysbench_version", "sysbench"),
+    ("fio_version", "fio"),
     ("host_cpu_model", "host CPU"), ("host_cpus", "host cores"),
     ("host_kernel", "host kernel"), ("host", "host"))
 # Results written before the host_* keys existed name them this way.
@@ -81,8 +84,8 @@ def _metrics(samples):
         found.setdefault(sample.metric, {
             "name": sample.metric, "unit": sample.unit,
             "higher_is_better": sample.higher_is_better,
-            "kind": ("sysbench" if sample.metric.startswith("sysbench.")
-                     else "phase"),
+            "kind": ("workload" if sample.metric.startswith(
+                results.WORKLOAD_METRIC_PREFIXES) else "phase"),
             "all_zero": True})
         if sample.value != 0:
             found[sample.metric]["all_zero"] = False
@@ -90,7 +93,7 @@ def _metrics(samples):
         metric["headline"] = not metric["all_zero"] and (
             metric["name"] in PHASE_ORDER
             or metric["name"].startswith("footprint.") or (
-                metric["kind"] == "sysbench" and metric["unit"].endswith("/s")
+                metric["kind"] == "workload" and metric["unit"].endswith("/s")
                 and metric["higher_is_better"]))
     order = list(found)  # first appearance: the task's order of tests
 

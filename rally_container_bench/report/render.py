@@ -80,7 +80,7 @@ def headline(report):
     tables = []
     labels = [p["label"] for p in report["platforms"]]
     for step in report["concurrency"]:
-        for kind in ("sysbench", "phase"):
+        for kind in ("workload", "phase"):
             metrics = [m for m in report["metrics"]
                        if m["headline"] and m["kind"] == kind]
             cells = {}
@@ -124,7 +124,7 @@ def to_markdown(report):
         for p in report["platforms"]) + ".")
     lines.append("")
     for step, kind, metrics, platforms, cells in headline(report):
-        if kind == "sysbench":
+        if kind == "workload":
             lines.append("## Concurrency %s: workloads vs native "
                          "(difference of the mean, 95 %% CI; * p < %.2g)"
                          % (step, report["methods"]["alpha"]))
@@ -170,7 +170,7 @@ def to_html(report):
     phase_metrics = [m for m in report["metrics"]
                      if m["headline"] and m["kind"] == "phase"]
     workload_metrics = [m for m in report["metrics"]
-                        if m["headline"] and m["kind"] == "sysbench"]
+                        if m["headline"] and m["kind"] == "workload"]
     keys, environments = _environment_table(report)
     return env.get_template("comparison.html").render(
         report=report, headline=headline(report),

@@ -5,16 +5,22 @@ Pure: reads the JSON that ``rally task report --json`` and
 knows no engine. Every iteration gives samples ``(metric, unit, value)``
 under its platform and concurrency: the duration of each phase (top-level
 atomic action; a child is "<parent>/<child>"), "build+network", every
-row of the iteration's "sysbench <label>" tables, and every row of its
-"footprint" table (memory, lower is better).
+row of the iteration's workload tables ("sysbench <label>", "fio
+<label>"), and every row of its "footprint" table (memory, lower is
+better).
 """
 
 import collections
 
+from rally_container_bench.fio import parse as fio_parse
 from rally_container_bench.sysbench import parse
 
 BUILD_NETWORK = "build+network"
-SYSBENCH_PREFIX = "sysbench "
+# Workload tables ("sysbench cpu", "fio randread") and their metrics'
+# direction, by tool: the metrics are named <tool>.<test>.<metric>.
+HIGHER_IS_BETTER = {"sysbench": parse.higher_is_better,
+                    "fio": fio_parse.higher_is_better}
+WORKLOAD_METRIC_PREFIXES = tuple("%s." % tool for tool in HIGHER_IS_BETTER)
 FOOTPRINT_TITLE = "footprint"
 ENVIRONMENT_TITLE = "environment"
 VM_ACCELERATIONS = ("kvm", "tcg", "hvf", "whpx")
@@ -28,11 +34,21 @@ class ResultsError(ValueError):
 
 
 class Platform(collections.namedtuple(
-        "Platform", "driver runtime acceleration")):
-    """Where an iteration ran, as the report groups it."""
+        "Platform", "driver runtime acceleration tuning",
+        defaults=(None,))):
+    """Where an iteration ran, as the report groups it.
+
+    tuning: the knobs set ("hostnet+cpuset1+volume"), appended to the
+    label so tuned and untuned runs of one engine stay apart.
+    """
 
     @property
     def label(self):
+        if self.tuning:
+            return "%s+%s" % (self._base_label(), self.tuning)
+        return self._base_label()
+
+    def _base_label(self):
         if self.driver == "native":
             return "native"
         if self.acceleration in VM_ACCELERATIONS:
@@ -109,8 +125,10 @@ def platform_of(environment, scenario, args):
     driver = environment.get("driver") or args.get("driver")
     if not driver:
         driver = "native" if scenario.startswith("NativeHost.") else scenario
+    tuning = environment.get("tuning")
     return Platform(driver, environment.get("runtime") or None,
-                    environment.get("acceleration") or None)
+                    environment.get("acceleration") or None,
+                    tuning if tuning not in (None, "", "none") else None)
 
 
 def _collect_iteration(collected, iteration, scenario, args, concurrency):
@@ -148,20 +166,20 @@ def _iteration_values(iteration):
                 if value is not None:
                     yield "footprint." + name, unit, False, float(value)
             continue
-        if not title.startswith(SYSBENCH_PREFIX):
+        tool, _, test = title.partition(" ")
+        if tool not in HIGHER_IS_BETTER or not test:
             continue
-        test = title[len(SYSBENCH_PREFIX):]
         for row_name, value in table.get("data", []):
             name, unit = _split_row(row_name)
             if value is None:
                 continue
-            yield ("sysbench.%s.%s" % (test, name), unit,
-                   parse.higher_is_better(name), float(value))
+            yield ("%s.%s.%s" % (tool, test, name), unit,
+                   HIGHER_IS_BETTER[tool](name), float(value))
 
 
 def _phase_durations(action, parent, durations):
     name = parent + action["name"]
-    if name.startswith("sysbench."):
+    if name.startswith(WORKLOAD_METRIC_PREFIXES):
         return  # its metrics are the result, not its wall time
     if action.get("finished_at") is not None:
         durations[name] = action["finished_at"] - action["started_at"]

@@ -10,6 +10,7 @@ against the bytes moved.
 import dataclasses
 import re
 
+from rally_container_bench import metrics
 from rally_container_bench.sysbench import command
 
 # name -> (unit, higher is better)
@@ -78,18 +79,8 @@ _LEGACY_FILE_RATE_RE = re.compile(
 _BINARY = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
-class ParseError(ValueError):
-    """The text is no sysbench result we understand; ``raw`` holds it."""
-
-    def __init__(self, message, raw):
-        super().__init__(message)
-        self.raw = raw
-
-
-@dataclasses.dataclass(frozen=True)
-class Metric:
-    value: float
-    unit: str
+ParseError = metrics.ParseError
+Metric = metrics.Metric
 
 
 @dataclasses.dataclass(frozen=True)

@@ -12,9 +12,11 @@ from rally.common import validation
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import registry
+from rally_container_bench.drivers import tuning as tuning_lib
+from rally_container_bench.fio import spec as fio_spec
 from rally_container_bench import opts
-from rally_container_bench.sysbench import presets
 from rally_container_bench.sysbench import spec as spec_lib
+from rally_container_bench.workloads import tests as tests_lib
 
 
 def _arg(config, name, default=None):
@@ -25,25 +27,80 @@ def _arg(config, name, default=None):
 
 @validation.configure(name="rcbench_sysbench_tests")
 class SysbenchTestsValidator(validation.Validator):
-    """The argument is a list of sysbench presets or test mappings."""
+    """The argument is a list of sysbench or fio presets or test mappings.
 
-    def __init__(self, param_name="tests", required=True):
+    sysbench_only_if=(param, value): when that argument has that value
+    (Zun's via: logs), fio jobs are refused: only sysbench runs there.
+    fio_here_unless=param: unless that argument is given (a remote host),
+    fio jobs run on this host, so fio must be installed here.
+    """
+
+    def __init__(self, param_name="tests", required=True,
+                 sysbench_only_if=None, fio_here_unless=None):
         super().__init__()
         self.param_name = param_name
         self.required = required
+        self.sysbench_only_if = sysbench_only_if
+        self.fio_here_unless = fio_here_unless
 
     def validate(self, context, config, plugin_cls, plugin_cfg):
         value = _arg(config, self.param_name)
         if value is None:
             if self.required:
-                self.fail("%s is required: a list of sysbench presets (%s) "
-                          "or test mappings"
-                          % (self.param_name, ", ".join(presets.NAMES)))
+                self.fail("%s is required: a list of presets (%s) or test "
+                          "mappings" % (self.param_name,
+                                        ", ".join(tests_lib.names())))
             return
         try:
-            presets.resolve_all(value)
-        except spec_lib.SpecError as e:
+            specs = tests_lib.resolve_all(value)
+        except tests_lib.TestsError as e:
             self.fail("%s: %s" % (self.param_name, e))
+        fio = [s.label for s in specs if tests_lib.is_fio(s)]
+        if (fio and self.fio_here_unless
+                and not _arg(config, self.fio_here_unless)
+                and shutil.which("fio") is None):
+            self.fail("%s: fio jobs (%s) run on this host, which has no fio "
+                      "(apt-get install fio)" % (self.param_name,
+                                                 ", ".join(fio)))
+        if self.sysbench_only_if:
+            param, only = self.sysbench_only_if
+            if fio and _arg(config, param) == only:
+                self.fail("%s: fio jobs (%s) cannot run with %s=%s, which "
+                          "runs sysbench only" % (self.param_name,
+                                                  ", ".join(fio), param,
+                                                  only))
+
+
+@validation.configure(name="rcbench_container_tuning")
+class ContainerTuningValidator(validation.Validator):
+    """Tuning knobs are valid, the driver takes them, the CPUs exist."""
+
+    def __init__(self, param_name="tuning", driver_param="driver"):
+        super().__init__()
+        self.param_name = param_name
+        self.driver_param = driver_param
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        value = _arg(config, self.param_name)
+        if value is None:
+            return
+        try:
+            tuning = tuning_lib.from_dict(value)
+        except tuning_lib.TuningError as e:
+            self.fail(str(e))
+        driver = _arg(config, self.driver_param)
+        if not tuning.is_default and \
+                driver not in tuning_lib.SUPPORTED_DRIVERS:
+            self.fail("%s applies to the drivers %s, not %r"
+                      % (self.param_name,
+                         ", ".join(tuning_lib.SUPPORTED_DRIVERS), driver))
+        usable = os.sched_getaffinity(0)
+        missing = sorted(tuning.cpus() - usable)
+        if missing:
+            self.fail("tuning.cpuset %s: CPU(s) %s are not usable here "
+                      "(this host offers %s)"
+                      % (tuning.cpuset, ", ".join(map(str, missing)),
+                         ", ".join(map(str, sorted(usable)))))
 
 
 @validation.configure(name="rcbench_local_executable")
@@ -151,12 +208,12 @@ class HostCapacityValidator(validation.Validator):
 
     def _check_disk(self, concurrency, config, conf):
         try:
-            specs = presets.resolve_all(_arg(config, self.tests_param) or [])
-        except spec_lib.SpecError:
+            specs = tests_lib.resolve_all(_arg(config, self.tests_param)
+                                          or [])
+        except tests_lib.TestsError:
             return  # rcbench_sysbench_tests says what is wrong
-        sizes = [spec_lib.size_in_bytes(s.file_total_size
-                                        or spec_lib.DEFAULT_FILE_TOTAL_SIZE)
-                 for s in specs if s.test == "fileio"]
+        sizes = [_file_bytes(s) for s in specs]
+        sizes = [size for size in sizes if size]
         workdir = (_arg(config, self.workdir_param) or conf.native_workdir
                    or tempfile.gettempdir())
         if not sizes or not os.path.isdir(workdir):
@@ -164,9 +221,9 @@ class HostCapacityValidator(validation.Validator):
         need = concurrency * max(sizes)
         free = shutil.disk_usage(workdir).free
         if need > free:
-            self.fail("concurrency %d x %d MiB of fileio files = %d MiB, but "
-                      "%s has %d MiB free: lower the concurrency or "
-                      "file_total_size, or give a workdir on a larger "
+            self.fail("concurrency %d x %d MiB of test files = %d MiB, but "
+                      "%s has %d MiB free: lower the concurrency or the "
+                      "file size, or give a workdir on a larger "
                       "filesystem" % (concurrency, max(sizes) >> 20,
                                       need >> 20, workdir, free >> 20))
 
@@ -319,3 +376,13 @@ class LifecycleReadyValidator(validation.Validator):
                       "[container_bench] lifecycle_vm_memory_mb"
                       % (count, conf.lifecycle_vm_memory_mb,
                          QEMU_OVERHEAD_MB, need, available))
+
+
+def _file_bytes(spec):
+    """Bytes of files a test writes in the work directory (0: none)."""
+    if tests_lib.is_fio(spec):
+        return fio_spec.size_in_bytes(spec.size)
+    if spec.test != "fileio":
+        return 0
+    return spec_lib.size_in_bytes(spec.file_total_size
+                                  or spec_lib.DEFAULT_FILE_TOTAL_SIZE)

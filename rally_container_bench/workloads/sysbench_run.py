@@ -6,33 +6,19 @@ atomic action timer), so prepare and cleanup never count in the result.
 """
 
 import contextlib
-import dataclasses
 
 from rally_container_bench.drivers import base
 from rally_container_bench.sysbench import command
 from rally_container_bench.sysbench import parse
+from rally_container_bench.workloads import common
 
 
-class SysbenchError(base.DriverError):
-    """sysbench could not run or its output could not be read.
-
-    ``raw`` holds the output (stdout and stderr) where there was one.
-    """
-
-    def __init__(self, message, raw=None):
-        super().__init__(message)
-        self.raw = raw
+class SysbenchError(common.WorkloadError):
+    """sysbench could not run or its output could not be read."""
 
 
-@dataclasses.dataclass(frozen=True)
-class TestRun:
-    spec: object
-    command: str
-    result: parse.Result
-
-
-def _untimed(label):
-    return contextlib.nullcontext()
+TestRun = common.TestRun
+_untimed = common.untimed
 
 
 def detect_version(executor, executable, timeout):

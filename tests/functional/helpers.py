@@ -185,3 +185,12 @@ def environment(iteration):
         if table["title"] == "environment":
             return dict(table["data"]["rows"])
     return {}
+
+
+def usable_conf(testcase, driver_name):
+    """The options; skips the test where driver_name cannot run."""
+    conf = opts.register()
+    usable, why = registry.driver_class(driver_name).check(conf)
+    if not usable:
+        testcase.skipTest(why)
+    return conf

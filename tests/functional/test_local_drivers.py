@@ -11,20 +11,16 @@ import unittest
 import uuid
 
 from rally_container_bench.drivers import registry
-from rally_container_bench import opts
 from rally_container_bench.sysbench import presets
 from rally_container_bench.workloads import sysbench_run
+from tests.functional import helpers
 
 
 class DriverLifecycleMixin(object):
     driver_name = None
 
     def setUp(self):
-        self.conf = opts.register()
-        usable, why = registry.driver_class(self.driver_name).check(
-            self.conf)
-        if not usable:
-            self.skipTest(why)
+        self.conf = helpers.usable_conf(self, self.driver_name)
         try:
             registry.guest_image(self.conf)
         except Exception as e:

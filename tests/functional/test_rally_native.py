@@ -143,7 +143,7 @@ class RallyNativeTestCase(unittest.TestCase):
         (workload,) = helpers.workloads(self.home.results(uuid))
         self.assertEqual(2, workload["failed_iteration_count"])
         for iteration in workload["data"]:
-            self.assertIn("1 of 3 sysbench tests failed",
+            self.assertIn("1 of 3 tests failed",
                           " ".join(iteration["error"]))
             self.assertEqual({"sysbench cpu", "sysbench memory.write"},
                              set(helpers.additive(iteration)))

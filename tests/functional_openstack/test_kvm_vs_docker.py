@@ -18,11 +18,7 @@ from tests.functional import helpers
 AIO = "/etc/rcbench-aio"
 TASK = os.path.join(helpers.TOP, "tasks", "kvm_vs_docker.yaml")
 ARGS = os.path.join(helpers.TOP, "tasks", "args", "aio-quick.yaml")
-PLATFORMS = ("native", "nova-qemu-tcg", "nova-lxc")
-# Zun is not in aio-quick yet (see there): its tests skip with the reason.
-ZUN_RACE = ("aio-quick runs no Zun yet: on a fresh Zun the first concurrent "
-            "containers on a network race in Zun's network creation "
-            "(NetworkAlreadyExists)")
+PLATFORMS = ("native", "nova-qemu-tcg", "nova-lxc", "zun")
 
 
 def read_secrets():
@@ -99,9 +95,11 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
 
     def test_phases_with_network_steps(self):
         for scenario, count in (("NovaInstances.boot_and_delete", 4),
-                                ("NovaInstances.boot_sysbench_delete", 4)):
+                                ("NovaInstances.boot_sysbench_delete", 4),
+                                ("ZunContainers.run_and_delete", 2),
+                                ("ZunContainers.run_sysbench_delete", 2)):
             workloads = self.workloads(scenario)
-            # 2 concurrency steps, 2 hypervisors through Nova
+            # 2 concurrency steps; 2 hypervisors through Nova, Zun's one
             self.assertEqual(count, len(workloads), scenario)
             for workload in workloads:
                 for iteration in workload["data"]:
@@ -138,7 +136,6 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
         # TCG here, never called kvm; LXC has no acceleration.
         self.assertEqual({("qemu", "tcg"), ("lxc", "")}, runtimes)
 
-    @unittest.skip(ZUN_RACE)
     def test_zun_containers_ran_where_and_how_asked(self):
         for workload in self.workloads("ZunContainers."):
             for iteration in workload["data"]:
@@ -156,8 +153,9 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
                                      float(times[start + ".finish"]))
 
     def test_sysbench_metrics_from_inside_the_servers(self):
-        for workload in self.workloads(
-                "NovaInstances.boot_sysbench_delete"):
+        for workload in (
+                self.workloads("NovaInstances.boot_sysbench_delete")
+                + self.workloads("ZunContainers.run_sysbench_delete")):
             for iteration in workload["data"]:
                 out = helpers.additive(iteration)
                 self.assertGreater(
@@ -205,6 +203,8 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
         cases = (({"zun_runtime": "kata-runtime"},
                   "runtime='kata-runtime': no Zun compute host offers it"),
                  ({"zun_via": "exec"}, "via"),
+                 ({"zun_via": "logs", "tests": ["fio-quick-randread"]},
+                  "fio jobs (randread) cannot run with via=logs"),
                  ({"zun_memory": 1}, "memory"))
         for args, message in cases:
             with self.subTest(args=args):

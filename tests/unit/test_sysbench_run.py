@@ -117,9 +117,9 @@ class MixinTestCase(unittest.TestCase):
         })
         bench = self.make_scenario()
         with self.assertRaisesRegex(Exception,
-                                    "1 of 3 sysbench tests failed: "
+                                    "1 of 3 tests failed: "
                                     ".*memory.read run exited 1"):
-            bench.run_sysbench_tests(
+            bench.run_tests(
                 executor, ["quick-cpu", "quick-memory-read", "quick-cpu"],
                 "sysbench", None, timeout=10)
         titles = [item["title"] for item in bench._output["additive"]]
@@ -138,8 +138,8 @@ class MixinTestCase(unittest.TestCase):
         bench = self.make_scenario()
         with self.assertRaisesRegex(Exception, "memory.read output is "
                                                "unreadable"):
-            bench.run_sysbench_tests(executor, ["quick-memory-read"],
-                                     "sysbench", None, timeout=10)
+            bench.run_tests(executor, ["quick-memory-read"],
+                            "sysbench", None, timeout=10)
         (raw,) = [item for item in bench._output["complete"]
                   if item["chart_plugin"] == "TextArea"]
         self.assertEqual("sysbench memory.read failed: its output",
@@ -153,7 +153,7 @@ class MixinTestCase(unittest.TestCase):
             "version": (127, "sh: 1: sysbench: not found")})
         bench = self.make_scenario()
         with self.assertRaisesRegex(Exception, "is sysbench installed"):
-            bench.run_sysbench_tests(executor, ["quick-cpu"], "sysbench",
-                                     None, timeout=10)
+            bench.run_tests(executor, ["quick-cpu"], "sysbench",
+                            None, timeout=10)
         (raw,) = bench._output["complete"]
         self.assertEqual(["sh: 1: sysbench: not found"], raw["data"])

@@ -62,6 +62,42 @@ class NativeSysbenchValidationTestCase(unittest.TestCase):
                             "an executable", tests=["quick-cpu"],
                             sysbench_path="/nonexistent/sysbench")
 
+    def test_fio_jobs_pass_next_to_sysbench_tests(self):
+        self.assertEqual([], errors(tests=[
+            "quick-fileio-rndrd", "fio-quick-randread",
+            {"fio": {"rw": "randrw", "rwmixread": 70, "runtime": 3}}]))
+
+    def test_bad_fio_job(self):
+        self.assertRejected("tests[1]: rwmixread applies to rw readwrite or "
+                            "randrw only", tests=[
+                                "quick-cpu",
+                                {"fio": {"rw": "read", "rwmixread": 70}}])
+
+    def test_fio_must_be_installed_here_unless_remote(self):
+        with tempfile.TemporaryDirectory() as empty:
+            # A PATH without fio (and everything else), as on a host
+            # without the package; sysbench_path is given absolute.
+            with mock.patch.dict(os.environ, {"PATH": empty}):
+                sysbench = "/usr/bin/sysbench"
+                self.assertRejected(
+                    "fio jobs (randread) run on this host, which has no fio",
+                    tests=["fio-quick-randread"], sysbench_path=sysbench)
+                self.assertEqual([], errors(tests=["quick-cpu"],
+                                            sysbench_path=sysbench))
+                self.assertNotIn("has no fio", " ".join(errors(
+                    tests=["fio-quick-randread"], sysbench_path=sysbench,
+                    host="127.0.0.1")))
+
+    def test_fio_refused_where_only_sysbench_runs(self):
+        # ZunContainers.run_sysbench_delete with via: logs
+        rally_plugins.load()
+        found = scenario.Scenario.validate(
+            name="ZunContainers.run_sysbench_delete", context={},
+            plugin_cfg=None, vtype="syntax", config={"args": {
+                "via": "logs", "tests": ["quick-cpu", "fio-quick-randread"]}})
+        self.assertIn("fio jobs (randread) cannot run with via=logs",
+                      " ".join(found))
+
     def test_workdir_must_be_a_writable_directory(self):
         with tempfile.TemporaryDirectory() as scratch:
             missing = os.path.join(scratch, "missing")
@@ -118,7 +154,7 @@ class HostCapacityTestCase(unittest.TestCase):
                                      "file_test_mode": "seqwr",
                                      "file_total_size": "1000T",
                                      "time": 1}])
-            self.assertIn("concurrency 4 x 1048576000 MiB of fileio files",
+            self.assertIn("concurrency 4 x 1048576000 MiB of test files",
                           " ".join(found))
             self.assertIn("%s has" % scratch, " ".join(found))
             self.assertEqual([], workload_errors(

@@ -20,7 +20,10 @@ purge=false
 [ "$(id -u)" = 0 ] || { echo "stop.sh: run as root" >&2; exit 1; }
 
 # Zun's containers (Docker names them zun-<uuid>) and kuryr's Docker
-# networks, while kuryr-libnetwork still answers for them.
+# networks, while kuryr-libnetwork still answers for them (a dockerd with
+# kuryr networks and no kuryr stalls on them). Zun's rows of those networks
+# go too: Zun would otherwise believe them there and fail every container
+# on them with "A network with UUID ... already exists".
 if zun_enabled && docker info >/dev/null 2>&1; then
     for container in $(docker ps -aq --filter name=^zun-); do
         docker rm -f "$container" >/dev/null 2>&1 \
@@ -29,6 +32,7 @@ if zun_enabled && docker info >/dev/null 2>&1; then
     for network in $(docker network ls -q --filter driver=kuryr); do
         docker network rm "$network" >/dev/null 2>&1
     done
+    mysql -e "DELETE FROM zun.network" >/dev/null 2>&1 || true
 fi
 
 mapfile -t names < <(aio_daemons | awk '{print $1}')
@@ -72,6 +76,12 @@ if mountpoint -q /var/lib/nova/instances-lxc; then
     umount /var/lib/nova/instances-lxc 2>/dev/null \
         || umount -l /var/lib/nova/instances-lxc
 fi
+
+# The compute services' image caches: Nova keeps a base file per Glance
+# image (up to the disk size, 4 GiB here) for 24 h, Zun a tarball per image,
+# and every workload uploads its own image. With the services stopped none
+# is in use; left, they fill the disk over a few runs.
+rm -rf /var/lib/nova/instances-*/_base/* /var/lib/zun/images/*
 
 /etc/init.d/rabbitmq-server stop >/dev/null 2>&1
 epmd -kill >/dev/null 2>&1

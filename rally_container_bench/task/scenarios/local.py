@@ -5,8 +5,10 @@ import contextlib
 from rally.common import validation
 from rally.task import scenario
 
+from rally_container_bench.drivers import base
 from rally_container_bench.drivers import native
 from rally_container_bench.drivers import registry
+from rally_container_bench.drivers import tuning as tuning_lib
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import phases
 from rally_container_bench.task.scenarios import sysbench_utils
@@ -20,8 +22,10 @@ class LocalInstancesScenario(phases.InstancePhasesMixin,
                              scenario.Scenario):
     """Phases of one instance's life as Rally atomic actions."""
 
-    def _driver(self, driver):
-        return registry.prepared_driver(driver, opts.register())
+    def _driver(self, driver, tuning=None):
+        return registry.prepared_driver(
+            driver, opts.register(),
+            tuning_lib.from_dict(tuning) if tuning else None)
 
     @staticmethod
     def _metadata(engine):
@@ -31,11 +35,13 @@ class LocalInstancesScenario(phases.InstancePhasesMixin,
 @validation.add("enum", param_name="driver", values=list(registry.NAMES))
 @validation.add("rcbench_host_capacity", driver_param="driver")
 @validation.add("rcbench_engine_ready", driver_param="driver")
+@validation.add("rcbench_container_tuning", param_name="tuning",
+                driver_param="driver")
 @scenario.configure(name="LocalInstances.boot_and_delete",
                     platform="default", context=_CONTEXTS)
 class BootAndDelete(LocalInstancesScenario):
 
-    def run(self, driver):
+    def run(self, driver, tuning=None):
         """Boot an instance on a local engine, wait for SSH, delete it.
 
         KEK's "boot a server and then delete" without a cloud: atomic
@@ -46,8 +52,10 @@ class BootAndDelete(LocalInstancesScenario):
 
         :param driver: local engine: see ``rcbench doctor`` for what
             this host can run
+        :param tuning: container knobs (docker, podman-*): network
+            ("bridge" or "host"), cpuset ("0-1"), workdir_volume (bool)
         """
-        engine = self._driver(driver)
+        engine = self._driver(driver, tuning)
         self.add_environment(self._metadata(engine))
         with self._instance(engine):
             pass
@@ -58,11 +66,13 @@ class BootAndDelete(LocalInstancesScenario):
 @validation.add("rcbench_engine_ready", driver_param="driver")
 @validation.add("rcbench_sysbench_tests", param_name="tests")
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
+@validation.add("rcbench_container_tuning", param_name="tuning",
+                driver_param="driver")
 @scenario.configure(name="LocalInstances.boot_sysbench_delete",
                     platform="default", context=_CONTEXTS)
 class BootSysbenchDelete(LocalInstancesScenario):
 
-    def run(self, driver, tests, workdir="/root", timeout=None):
+    def run(self, driver, tests, workdir=None, timeout=None, tuning=None):
         """Boot an instance, run sysbench inside it over SSH, delete it.
 
         The phases of boot_and_delete, and between network and delete
@@ -72,12 +82,29 @@ class BootSysbenchDelete(LocalInstancesScenario):
         :param driver: local engine: see ``rcbench doctor``
         :param tests: sysbench presets or test mappings (see
             NativeHost.sysbench)
-        :param workdir: directory inside the instance for fileio files
+        :param workdir: directory inside the instance for test files
+            (default /root, or the volume with tuning.workdir_volume)
         :param timeout: seconds one sysbench command may take
+        :param tuning: container knobs, as in boot_and_delete
         """
-        engine = self._driver(driver)
+        engine = self._driver(driver, tuning)
+        if workdir is None:
+            workdir = (tuning_lib.VOLUME_MOUNT
+                       if (tuning or {}).get("workdir_volume") else "/root")
         with self._instance(engine) as instance:
             with contextlib.closing(engine.executor(instance)) as executor:
-                self.run_sysbench_tests(executor, tests, "sysbench",
-                                        workdir, timeout,
-                                        metadata=self._metadata(engine))
+                metadata = dict(self._metadata(engine),
+                                workdir=workdir,
+                                workdir_fs=filesystem_type(executor,
+                                                           workdir))
+                self.run_tests(executor, tests, "sysbench", workdir,
+                               timeout, metadata=metadata)
+
+
+def filesystem_type(executor, path):
+    """The type of the filesystem under path (overlay, ext2/ext3, ...)."""
+    try:
+        result = executor.run(["stat", "-f", "-c", "%T", path], 60)
+    except base.DriverError:
+        return "unknown"
+    return result.stdout.strip() if result.exit_code == 0 else "unknown"

@@ -12,7 +12,8 @@ from rally_container_bench import opts
 from rally_container_bench.task.scenarios import sysbench_utils
 
 
-@validation.add("rcbench_sysbench_tests", param_name="tests")
+@validation.add("rcbench_sysbench_tests", param_name="tests",
+                fio_here_unless="host")
 @validation.add("rcbench_local_executable", param_name="sysbench_path",
                 conf_default="sysbench_path", unless_param="host")
 @validation.add("rcbench_writable_directory", param_name="workdir",
@@ -65,8 +66,8 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
         parent = workdir or conf.native_workdir
         with tempfile.TemporaryDirectory(prefix="rcbench-native-",
                                          dir=parent) as scratch:
-            self.run_sysbench_tests(native.NativeExecutor(), tests,
-                                    executable, scratch, timeout)
+            self.run_tests(native.NativeExecutor(), tests,
+                           executable, scratch, timeout)
 
     def _run_remote(self, tests, executable, workdir, timeout, executor):
         """The same over SSH, in a private directory made and removed there."""
@@ -76,7 +77,7 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
                  "rcbench-native-XXXXXX"], timeout=60).check(
                 "mktemp on %s" % executor.instance.ssh_host).stdout.strip()
             try:
-                self.run_sysbench_tests(
+                self.run_tests(
                     executor, tests, executable, scratch, timeout,
                     metadata={"host": executor.instance.ssh_host})
             finally:

@@ -190,6 +190,6 @@ class BootSysbenchDelete(NovaInstancesScenario):
             environment = self._environment(driver, instance,
                                             hypervisor_type)
             with contextlib.closing(driver.executor(instance)) as executor:
-                self.run_sysbench_tests(executor, tests, "sysbench",
-                                        workdir, timeout,
-                                        metadata=environment)
+                self.run_tests(executor, tests, "sysbench",
+                               workdir, timeout,
+                               metadata=environment)

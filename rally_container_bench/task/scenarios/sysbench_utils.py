@@ -10,8 +10,10 @@ from rally import exceptions
 from rally.task import atomic
 
 from rally_container_bench import opts
-from rally_container_bench.sysbench import presets
+from rally_container_bench.workloads import common
+from rally_container_bench.workloads import fio_run
 from rally_container_bench.workloads import sysbench_run
+from rally_container_bench.workloads import tests as tests_lib
 
 ENVIRONMENT_TITLE = "environment"
 
@@ -27,44 +29,69 @@ class SysbenchScenarioMixin:
         """Where the iteration ran: the comparison report groups by it."""
         self.add_output(complete=environment_table(environment))
 
-    def _timed(self, label):
-        return atomic.ActionTimer(self, "sysbench.%s" % label)
+    def _timed(self, name):
+        """The timer of one test's measured step (atomic action name)."""
+        return atomic.ActionTimer(self, name)
 
-    def run_sysbench_tests(self, executor, tests, executable, workdir,
-                           timeout=None, metadata=None):
-        """Run every test; report each; raise at the end if any failed.
+    def _timer(self, tool):
+        return lambda label: self._timed("%s.%s" % (tool, label))
+
+    def run_tests(self, executor, tests, executable, workdir,
+                  timeout=None, metadata=None):
+        """Run every test (sysbench or fio), report each, raise if any failed.
 
         A failed test does not stop the others, so one bad test loses no
         other result of the iteration.
         """
         timeout = timeout or opts.register().command_timeout
-        specs = presets.resolve_all(tests)
-        try:
-            version = sysbench_run.detect_version(executor, executable,
-                                                  timeout)
-        except sysbench_run.SysbenchError as e:
-            if e.raw:
-                self.add_output(complete=_raw_output("--version", e.raw))
-            raise
-        environment = dict(executor.describe(), sysbench_version=version)
+        specs = tests_lib.resolve_all(tests)
+        versions = self._versions(executor, specs, executable, timeout)
+        environment = dict(executor.describe(), **{
+            "%s_version" % tool: version
+            for tool, version in versions.items()})
         environment.update(metadata or {})
         self.add_environment(environment)
         failures = []
         for spec in specs:
+            tool = "fio" if tests_lib.is_fio(spec) else "sysbench"
             try:
-                run = sysbench_run.run_test(
-                    executor, spec, version, executable, workdir, timeout,
-                    timed=self._timed)
-            except sysbench_run.SysbenchError as e:
+                if tool == "fio":
+                    run = fio_run.run_test(executor, spec, "fio", workdir,
+                                           timeout, timed=self._timer(tool))
+                else:
+                    run = sysbench_run.run_test(
+                        executor, spec, versions[tool], executable, workdir,
+                        timeout, timed=self._timer(tool))
+            except common.WorkloadError as e:
                 failures.append(str(e))
                 if e.raw:
-                    self.add_output(complete=_raw_output(spec.label, e.raw))
+                    self.add_output(complete=_raw_output(
+                        "%s %s" % (tool, spec.label), e.raw))
                 continue
-            self.add_output(additive=_metrics_table(run, version))
+            self.add_output(additive=_metrics_table(
+                tool, run, versions[tool], getattr(spec, "threads", None)))
         if failures:
             raise SysbenchTestsFailed(
-                message="%d of %d sysbench tests failed: %s"
+                message="%d of %d tests failed: %s"
                         % (len(failures), len(specs), " | ".join(failures)))
+
+    def _versions(self, executor, specs, executable, timeout):
+        """{tool: version} of the tools the specs need, asked first."""
+        needed = {"fio" if tests_lib.is_fio(s) else "sysbench"
+                  for s in specs}
+        detect = {"sysbench": (sysbench_run.detect_version, executable),
+                  "fio": (fio_run.detect_version, "fio")}
+        versions = {}
+        for tool in sorted(needed, reverse=True):  # sysbench first
+            ask, path = detect[tool]
+            try:
+                versions[tool] = ask(executor, path, timeout)
+            except common.WorkloadError as e:
+                if e.raw:
+                    self.add_output(complete=_raw_output(
+                        "%s --version" % tool, e.raw))
+                raise
+        return versions
 
 
 # Enough lines for sysbench's own error and its summary, not a runaway log.
@@ -76,17 +103,17 @@ def _raw_output(label, raw):
     if len(lines) > RAW_LINES:
         lines = (["... %d lines left out ..." % (len(lines) - RAW_LINES)]
                  + lines[-RAW_LINES:])
-    return {"title": "sysbench %s failed: its output" % label,
-            "description": "What sysbench printed (stdout and stderr)",
+    return {"title": "%s failed: its output" % label,
+            "description": "What the tool printed (stdout and stderr)",
             "chart_plugin": "TextArea", "data": lines}
 
 
-def _metrics_table(run, version):
+def _metrics_table(tool, run, version, threads=None):
     names = sorted(run.result.metrics)
+    how = ", %d thread(s)" % threads if threads else ""
     return {
-        "title": "sysbench %s" % run.spec.label,
-        "description": "sysbench %s, %d thread(s): %s"
-                       % (version, run.spec.threads, run.command),
+        "title": "%s %s" % (tool, run.spec.label),
+        "description": "%s %s%s: %s" % (tool, version, how, run.command),
         "chart_plugin": "StatsTable",
         "data": [["%s (%s)" % (name, run.result.metrics[name].unit),
                   run.result.metrics[name].value] for name in names],

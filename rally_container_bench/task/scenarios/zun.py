@@ -135,7 +135,8 @@ class RunAndDelete(ZunContainersScenario):
 
 
 @_validators
-@validation.add("rcbench_sysbench_tests", param_name="tests")
+@validation.add("rcbench_sysbench_tests", param_name="tests",
+                sysbench_only_if=("via", "logs"))
 @validation.add("enum", param_name="via", values=["ssh", "logs"],
                 missed=True)
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
@@ -189,9 +190,9 @@ class RunSysbenchDelete(ZunContainersScenario):
         with self._instance(driver) as instance:
             environment = self._environment(driver, instance)
             with contextlib.closing(driver.executor(instance)) as executor:
-                self.run_sysbench_tests(executor, tests, "sysbench",
-                                        workdir, timeout,
-                                        metadata=environment)
+                self.run_tests(executor, tests, "sysbench",
+                               workdir, timeout,
+                               metadata=environment)
 
     def _via_logs(self, tests, image, network, cpu, memory, runtime,
                   availability_zone, hints, workdir, timeout, image_driver):
@@ -208,18 +209,18 @@ class RunSysbenchDelete(ZunContainersScenario):
             self._replay = plan.replay(driver.logs(instance))
             environment = dict(self._environment(driver, instance),
                                via="logs")
-            self.run_sysbench_tests(self._replay, tests, "sysbench",
-                                    workdir, timeout, metadata=environment)
+            self.run_tests(self._replay, tests, "sysbench",
+                           workdir, timeout, metadata=environment)
 
-    def _timed(self, label):
+    def _timed(self, name):
         replay = getattr(self, "_replay", None)
         if replay is None:
-            return super()._timed(label)
+            return super()._timed(name)
 
         def record(started, finished):
             # The run's duration as the script measured it in the
             # container: an atomic action with those times.
             self.atomic_actions().append({
-                "name": "sysbench.%s" % label, "children": [],
+                "name": name, "children": [],
                 "started_at": started, "finished_at": finished})
         return replay.timed(record)

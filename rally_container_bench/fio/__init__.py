@@ -1,0 +1,1 @@
+"""fio as a workload: job specs, presets, argv, JSON output parsing."""

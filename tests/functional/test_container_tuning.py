@@ -1,0 +1,118 @@
+"""Container tuning knobs on the real engines: what the container sees is
+what was asked (the host's network namespace, the pinned CPUs, a volume
+under the work directory), the volume goes with the container, and a task
+of tuned and untuned runs gives the report separate platforms."""
+
+import os
+import unittest
+import uuid
+
+from rally_container_bench.drivers import registry
+from rally_container_bench.drivers import tuning as tuning_lib
+from rally_container_bench.report import comparison
+from tests.functional import helpers
+
+TUNED = tuning_lib.ContainerTuning(network="host", cpuset="1",
+                                   workdir_volume=True)
+TASK = os.path.join("tasks", "local_container_tuning.yaml")
+
+
+class TunedContainerMixin:
+    driver_name = None
+
+    def setUp(self):
+        self.conf = helpers.usable_conf(self, self.driver_name)
+        self.name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
+
+    def boot(self, tuning):
+        driver = registry.prepared_driver(self.driver_name, self.conf,
+                                          tuning)
+        instance = driver.create(self.name)
+        self.addCleanup(self.remove, driver)
+        driver.wait_running(instance, self.conf.boot_timeout)
+        driver.wait_reachable(instance, self.conf.ssh_timeout)
+        return driver, instance, driver.executor(instance)
+
+    def remove(self, driver):
+        if self.name in driver.list_names(self.name):
+            driver.remove(self.name)
+
+    def inside(self, executor, *argv):
+        return executor.run(list(argv), 60).check(argv[0]).stdout.strip()
+
+    def test_tuned_container_sees_what_was_asked(self):
+        driver, instance, executor = self.boot(TUNED)
+        self.assertEqual(os.readlink("/proc/self/ns/net"),
+                         self.inside(executor, "readlink",
+                                     "/proc/self/ns/net"))
+        self.assertIn("Cpus_allowed_list:\t1", self.inside(
+            executor, "grep", "Cpus_allowed_list", "/proc/self/status"))
+        fs = self.inside(executor, "stat", "-f", "-c", "%T",
+                         tuning_lib.VOLUME_MOUNT)
+        self.assertNotIn("overlay", fs)
+        self.assertIn("overlay", self.inside(executor, "stat", "-f", "-c",
+                                             "%T", "/root"))
+        facts = driver.describe()
+        self.assertEqual(("hostnet+cpuset1+volume", "host", "volume"),
+                         (facts["tuning"], facts["network_mode"],
+                          facts["workdir_storage"]))
+        volumes = self.volumes()
+        executor.close()
+        driver.delete(instance)
+        driver.wait_deleted(instance, self.conf.delete_timeout)
+        self.assertLess(len(self.volumes()), len(volumes))
+
+    def test_untuned_container_keeps_its_own_network(self):
+        driver, _instance, executor = self.boot(None)
+        self.assertNotEqual(os.readlink("/proc/self/ns/net"),
+                            self.inside(executor, "readlink",
+                                        "/proc/self/ns/net"))
+        self.assertEqual("none", driver.describe()["tuning"])
+        executor.close()
+
+
+class DockerTuningTestCase(TunedContainerMixin, unittest.TestCase):
+    driver_name = "docker"
+
+    def volumes(self):
+        import docker
+        client = docker.DockerClient(base_url=self.conf.docker_url)
+        try:
+            return client.volumes.list()
+        finally:
+            client.close()
+
+
+class PodmanCrunTuningTestCase(TunedContainerMixin, unittest.TestCase):
+    driver_name = "podman-crun"
+
+    def volumes(self):
+        driver = registry.driver_class(self.driver_name)(None, self.conf)
+        return driver.command("volume", "ls", "-q").stdout.split()
+
+
+class TuningTaskTestCase(helpers.DockerRallyTestCase):
+
+    def test_report_separates_tuned_from_untuned(self):
+        uuid_, _ = self.home.start(
+            TASK, "--task-args", '{"times": 2, "tests": ["quick-cpu", '
+            '"fio-quick-randread"]}')
+        results = self.home.results(uuid_)
+        for workload in helpers.workloads(results):
+            self.assertEqual(0, workload["failed_iteration_count"])
+        report = comparison.build([results])
+        self.assertEqual(["native", "docker-runc",
+                          "docker-runc+hostnet+cpuset1+volume"],
+                         [p["label"] for p in report["platforms"]])
+        environments = {p["label"]: dict(p["environment"])
+                        for p in report["platforms"]}
+        self.assertEqual(
+            ("/root", "/rcbench-volume"),
+            (environments["docker-runc"]["work directory"],
+             environments["docker-runc+hostnet+cpuset1+volume"]
+             ["work directory"]))
+        self.assertIn("overlay",
+                      environments["docker-runc"]["its filesystem"])
+        self.assertNotIn("overlay", environments[
+            "docker-runc+hostnet+cpuset1+volume"]["its filesystem"])
+        self.assertEqual([], self.containers(uuid_))

@@ -1,0 +1,79 @@
+import os
+import unittest
+
+from rally import plugins as rally_plugins
+from rally.task import scenario
+
+from rally_container_bench.drivers import tuning
+from rally_container_bench.report import results
+
+
+def errors(name, **args):
+    rally_plugins.load()
+    return " ".join(scenario.Scenario.validate(
+        name=name, context={}, config={"args": args}, plugin_cfg=None,
+        vtype="syntax"))
+
+
+class ContainerTuningTestCase(unittest.TestCase):
+
+    def test_label_and_environment_say_what_was_set(self):
+        tuned = tuning.from_dict({"network": "host", "cpuset": "0,2-3",
+                                  "workdir_volume": True})
+        self.assertEqual("hostnet+cpuset0,2-3+volume", tuned.label())
+        self.assertEqual({0, 2, 3}, tuned.cpus())
+        self.assertEqual({"tuning": "hostnet+cpuset0,2-3+volume",
+                          "network_mode": "host", "cpuset": "0,2-3",
+                          "workdir_storage": "volume"}, tuned.describe())
+        default = tuning.from_dict({})
+        self.assertTrue(default.is_default)
+        self.assertEqual(("", "none", "overlay"),
+                         (default.label(), default.describe()["tuning"],
+                          default.describe()["workdir_storage"]))
+
+    def test_invalid_knobs_say_why(self):
+        cases = (({"network": "macvlan"}, "network must be one of"),
+                 ({"cpuset": "0;rm -rf /"}, "cpuset must be host CPUs"),
+                 ({"cpuset": 1}, "cpuset must be host CPUs"),
+                 ({"workdir_volume": "yes"}, "workdir_volume must be"),
+                 ({"hugepages": True}, "unknown tuning knob"),
+                 (["host"], "must be a mapping"))
+        for fields, message in cases:
+            with self.subTest(fields=fields):
+                with self.assertRaisesRegex(tuning.TuningError, message):
+                    tuning.from_dict(fields)
+
+    def test_report_keeps_tuned_and_untuned_apart(self):
+        untuned = results.platform_of(
+            {"driver": "docker", "runtime": "runc", "tuning": "none"},
+            "LocalInstances.boot_sysbench_delete", {})
+        tuned = results.platform_of(
+            {"driver": "docker", "runtime": "runc",
+             "tuning": "hostnet+volume"},
+            "LocalInstances.boot_sysbench_delete", {})
+        self.assertEqual("docker-runc", untuned.label)
+        self.assertEqual("docker-runc+hostnet+volume", tuned.label)
+
+
+class TuningValidationTestCase(unittest.TestCase):
+    NAME = "LocalInstances.boot_sysbench_delete"
+
+    def test_tuning_only_for_container_drivers(self):
+        self.assertIn("tuning applies to the drivers docker, podman-runc, "
+                      "podman-crun, not 'kvm'",
+                      errors(self.NAME, driver="kvm", tests=["quick-cpu"],
+                             tuning={"network": "host"}))
+        self.assertNotIn("tuning", errors(self.NAME, driver="kvm",
+                                          tests=["quick-cpu"], tuning={}))
+
+    def test_cpus_must_exist_here(self):
+        beyond = max(os.sched_getaffinity(0)) + 1
+        self.assertIn("CPU(s) %d are not usable here" % beyond,
+                      errors(self.NAME, driver="docker", tests=["quick-cpu"],
+                             tuning={"cpuset": str(beyond)}))
+
+    def test_bad_knob_is_named(self):
+        self.assertIn("tuning.network must be one of",
+                      errors("LocalInstances.boot_and_delete",
+                             driver="podman-crun",
+                             tuning={"network": "none"}))
