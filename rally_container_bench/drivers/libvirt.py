@@ -18,6 +18,7 @@ from xml.sax import saxutils
 
 from rally_container_bench.drivers import acceleration
 from rally_container_bench.drivers import base
+from rally_container_bench.drivers import tuning as tuning_lib
 
 # Held while a port is probed, so threads of one process never pick the
 # same one.
@@ -26,7 +27,7 @@ _DOMAIN = """<domain type='{domain_type}'
         xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
   <name>{name}</name>
   <memory unit='MiB'>{memory}</memory>
-  <vcpu>{vcpus}</vcpu>
+  <vcpu{vcpu_placement}>{vcpus}</vcpu>
   <os>
     <type arch='x86_64' machine='pc'>hvm</type>
     <kernel>{kernel}</kernel>
@@ -37,10 +38,10 @@ _DOMAIN = """<domain type='{domain_type}'
   {cpu}
   <devices>
     <disk type='file' device='disk'>
-      <driver name='qemu' type='qcow2' cache='none'/>
+      <driver name='qemu' type='qcow2' cache='{disk_cache}'/>
       <source file='{disk}'/>
-      <target dev='vda' bus='virtio'/>
-    </disk>
+      <target dev='{disk_dev}' bus='{disk_bus}'/>
+    </disk>{controllers}
     <serial type='file'><source path='{console}'/><target port='0'/></serial>
     <memballoon model='none'/>
   </devices>
@@ -55,8 +56,9 @@ _DOMAIN = """<domain type='{domain_type}'
   </qemu:commandline>
 </domain>
 """
-_CMDLINE = ("root=/dev/vda rw console=ttyS0 quiet net.ifnames=0 "
+_CMDLINE = ("root=/dev/{root} rw console=ttyS0 quiet net.ifnames=0 "
             "init=/sbin/rcbench-init -- vm")
+_SCSI_CONTROLLER = "\n    <controller type='scsi' model='virtio-scsi'/>"
 # -cpu host without arch-capabilities: plain "host" aborts on MSR 0x10a
 # on some hosts (PVM among them).
 KVM_CPU = ("<cpu mode='host-passthrough'><feature policy='disable' "
@@ -145,12 +147,21 @@ class LibvirtDriver(base.Driver):
     def _domain_xml(self, name, disk, port, directory):
         kvm = self.acceleration == acceleration.KVM
         quote = saxutils.escape
+        tuning = self.tuning or tuning_lib.VmTuning()
+        scsi = tuning.disk_bus == "scsi"
+        dev = "sda" if scsi else "vda"
         return _DOMAIN.format(
             domain_type="kvm" if kvm else "qemu", name=quote(name),
             memory=int(self.conf.vm_memory_mb), vcpus=int(self.conf.vm_vcpus),
+            vcpu_placement=(" cpuset='%s'" % quote(tuning.cpuset)
+                            if tuning.cpuset else ""),
             kernel=quote(self.image.kernel), initrd=quote(self.image.initrd),
-            cmdline=_CMDLINE, features="" if kvm else _TCG_FEATURES,
+            cmdline=_CMDLINE.format(root=dev),
+            features="" if kvm else _TCG_FEATURES,
             cpu=KVM_CPU if kvm else "", disk=quote(disk),
+            disk_cache=quote(tuning.disk_cache), disk_dev=dev,
+            disk_bus="scsi" if scsi else "virtio",
+            controllers=_SCSI_CONTROLLER if scsi else "",
             console=quote(os.path.join(directory, "console.log")),
             port=int(port))
 
@@ -199,7 +210,8 @@ class LibvirtDriver(base.Driver):
                     acceleration=self.acceleration,
                     acceleration_reason=self.why,
                     engine_version=engine_version(self._checked("version")),
-                    vcpus=self.conf.vm_vcpus, memory_mb=self.conf.vm_memory_mb)
+                    vcpus=self.conf.vm_vcpus, memory_mb=self.conf.vm_memory_mb,
+                    **(self.tuning or tuning_lib.VmTuning()).describe())
 
 
 def engine_version(virsh_version):

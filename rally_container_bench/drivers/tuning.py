@@ -1,6 +1,7 @@
-"""Tuning knobs of a local container, validated. Pure: no I/O.
+"""Tuning knobs of a local container or VM, validated. Pure: no I/O.
 
-    tuning: {network: host, cpuset: "1", workdir_volume: true}
+    tuning: {network: host, cpuset: "1", workdir_volume: true}   containers
+    tuning: {disk_cache: writeback, disk_bus: scsi, cpuset: "1"}  kvm
 
 network host: the container shares the host's network namespace (no
 bridge, no NAT); its sshd then listens on a free loopback port of the
@@ -10,6 +11,11 @@ anonymous volume (a directory of the host's filesystem) instead of the
 container's overlay, the difference seed 002 measures for fileio. What was
 set goes into the iteration's environment and the platform's label, so the
 comparison report separates tuned from untuned runs.
+
+VMs (seed 002, KEK's "tuned KVM"): disk_cache is the QEMU cache mode of
+the disk (none by default, as Nova's default for local disks), disk_bus
+virtio (virtio-blk) or scsi (virtio-scsi), cpuset pins every vCPU to
+those host CPUs.
 """
 
 import dataclasses
@@ -17,7 +23,11 @@ import re
 
 NETWORKS = ("bridge", "host")
 VOLUME_MOUNT = "/rcbench-volume"
-SUPPORTED_DRIVERS = ("docker", "podman-runc", "podman-crun")
+CONTAINER_DRIVERS = ("docker", "podman-runc", "podman-crun")
+VM_DRIVERS = ("kvm",)
+SUPPORTED_DRIVERS = CONTAINER_DRIVERS + VM_DRIVERS
+DISK_CACHES = ("none", "writeback", "writethrough", "directsync", "unsafe")
+DISK_BUSES = ("virtio", "scsi")
 _CPUSET_RE = re.compile(r"^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$")
 
 
@@ -25,29 +35,24 @@ class TuningError(ValueError):
     """The tuning mapping is invalid; the text says how."""
 
 
-@dataclasses.dataclass(frozen=True)
-class ContainerTuning:
-    network: str = "bridge"
-    cpuset: str | None = None
-    workdir_volume: bool = False
+class _Tuning:
+    """What both kinds share: cpuset, defaults, the label's parts."""
 
-    def __post_init__(self):
-        if self.network not in NETWORKS:
-            raise TuningError("tuning.network must be one of %s, not %r"
-                              % (", ".join(NETWORKS), self.network))
+    def _check_cpuset(self):
         if self.cpuset is not None and (
                 not isinstance(self.cpuset, str)
                 or not _CPUSET_RE.match(self.cpuset)):
             raise TuningError("tuning.cpuset must be host CPUs such as "
                               "\"0\", \"0-1\" or \"0,2\", not %r"
                               % (self.cpuset,))
-        if not isinstance(self.workdir_volume, bool):
-            raise TuningError("tuning.workdir_volume must be true or "
-                              "false, not %r" % (self.workdir_volume,))
 
     @property
     def is_default(self):
-        return self == ContainerTuning()
+        return self == type(self)()
+
+    def label(self):
+        """"" untuned; else its parts joined by "+"."""
+        return "+".join(self._label_parts())
 
     def cpus(self):
         """The set of CPU numbers of cpuset (empty without one)."""
@@ -58,16 +63,28 @@ class ContainerTuning:
                 found.update(range(int(first), int(last or first) + 1))
         return found
 
-    def label(self):
-        """"" untuned; else e.g. "hostnet+cpuset1+volume"."""
-        parts = []
+
+@dataclasses.dataclass(frozen=True)
+class ContainerTuning(_Tuning):
+    network: str = "bridge"
+    cpuset: str | None = None
+    workdir_volume: bool = False
+
+    def __post_init__(self):
+        _check_choice("network", self.network, NETWORKS)
+        self._check_cpuset()
+        if not isinstance(self.workdir_volume, bool):
+            raise TuningError("tuning.workdir_volume must be true or "
+                              "false, not %r" % (self.workdir_volume,))
+
+    def _label_parts(self):
+        """e.g. hostnet, cpuset1, volume."""
         if self.network == "host":
-            parts.append("hostnet")
+            yield "hostnet"
         if self.cpuset is not None:
-            parts.append("cpuset" + self.cpuset)
+            yield "cpuset" + self.cpuset
         if self.workdir_volume:
-            parts.append("volume")
-        return "+".join(parts)
+            yield "volume"
 
     def describe(self):
         return {"tuning": self.label() or "none",
@@ -77,14 +94,55 @@ class ContainerTuning:
                                     else "overlay")}
 
 
-def from_dict(fields):
+@dataclasses.dataclass(frozen=True)
+class VmTuning(_Tuning):
+    disk_cache: str = "none"
+    disk_bus: str = "virtio"
+    cpuset: str | None = None
+
+    def __post_init__(self):
+        _check_choice("disk_cache", self.disk_cache, DISK_CACHES)
+        _check_choice("disk_bus", self.disk_bus, DISK_BUSES)
+        self._check_cpuset()
+
+    def _label_parts(self):
+        """e.g. cache-writeback, scsi, cpuset1."""
+        if self.disk_cache != "none":
+            yield "cache-" + self.disk_cache
+        if self.disk_bus != "virtio":
+            yield self.disk_bus
+        if self.cpuset is not None:
+            yield "cpuset" + self.cpuset
+
+    def describe(self):
+        return {"tuning": self.label() or "none",
+                "disk_cache": self.disk_cache,
+                "disk_bus": ("virtio-scsi" if self.disk_bus == "scsi"
+                             else "virtio-blk"),
+                "cpuset": self.cpuset or ""}
+
+
+def kind_for(driver):
+    return VmTuning if driver in VM_DRIVERS else ContainerTuning
+
+
+def from_dict(fields, driver=None):
+    """The tuning of a driver (kvm: VM knobs; else container knobs)."""
+    kind = kind_for(driver)
     if fields is None:
-        return ContainerTuning()
+        return kind()
     if not isinstance(fields, dict):
         raise TuningError("tuning must be a mapping, not %r" % (fields,))
-    known = {f.name for f in dataclasses.fields(ContainerTuning)}
+    known = {f.name for f in dataclasses.fields(kind)}
     unknown = sorted(set(fields) - known)
     if unknown:
-        raise TuningError("unknown tuning knob(s) %s; known: %s"
-                          % (", ".join(unknown), ", ".join(sorted(known))))
-    return ContainerTuning(**fields)
+        raise TuningError("unknown tuning knob(s) %s for %s; known: %s"
+                          % (", ".join(unknown), driver or "containers",
+                             ", ".join(sorted(known))))
+    return kind(**fields)
+
+
+def _check_choice(field, value, choices):
+    if value not in choices:
+        raise TuningError("tuning.%s must be one of %s, not %r"
+                          % (field, ", ".join(choices), value))

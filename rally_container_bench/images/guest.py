@@ -58,8 +58,13 @@ mkdir -p /dev/pts /run/sshd
 mountpoint -q /dev/pts || mount -t devpts devpts /dev/pts
 if [ "$mode" = vm ] || { [ "$mode" = dhcp ] && [ -e /dev/vda ]; }; then
     mount -o remount,rw / 2>/dev/null
-    # The instance's disk may be larger than the image: grow into it.
-    resize2fs /dev/vda >/dev/null 2>&1
+    # The instance's disk may be larger than the image: grow into it
+    # (vda on virtio-blk, sda on virtio-scsi: the kernel's root=).
+    root=/dev/vda
+    for arg in $(cat /proc/cmdline); do
+        case "$arg" in root=/dev/*) root=${arg#root=} ;; esac
+    done
+    resize2fs "$root" >/dev/null 2>&1
     modprobe virtio_net
 fi
 if [ "$mode" = vm ] || [ "$mode" = dhcp ]; then

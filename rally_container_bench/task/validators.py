@@ -73,7 +73,7 @@ class SysbenchTestsValidator(validation.Validator):
 
 @validation.configure(name="rcbench_container_tuning")
 class ContainerTuningValidator(validation.Validator):
-    """Tuning knobs are valid, the driver takes them, the CPUs exist."""
+    """Knobs of the driver's kind, for a driver with knobs, CPUs here."""
 
     def __init__(self, param_name="tuning", driver_param="driver"):
         super().__init__()
@@ -84,11 +84,11 @@ class ContainerTuningValidator(validation.Validator):
         value = _arg(config, self.param_name)
         if value is None:
             return
+        driver = _arg(config, self.driver_param)
         try:
-            tuning = tuning_lib.from_dict(value)
+            tuning = tuning_lib.from_dict(value, driver)
         except tuning_lib.TuningError as e:
             self.fail(str(e))
-        driver = _arg(config, self.driver_param)
         if not tuning.is_default and \
                 driver not in tuning_lib.SUPPORTED_DRIVERS:
             self.fail("%s applies to the drivers %s, not %r"

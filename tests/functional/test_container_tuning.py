@@ -1,7 +1,8 @@
-"""Container tuning knobs on the real engines: what the container sees is
-what was asked (the host's network namespace, the pinned CPUs, a volume
-under the work directory), the volume goes with the container, and a task
-of tuned and untuned runs gives the report separate platforms."""
+"""Tuning knobs on the real engines: what a container sees is what was
+asked (the host's network namespace, the pinned CPUs, a volume under the
+work directory) and the volume goes with it; a VM's disk cache, bus and
+pinning are in its domain and its guest boots from that disk; a task of
+tuned and untuned runs gives the report separate platforms."""
 
 import os
 import unittest
@@ -14,7 +15,7 @@ from tests.functional import helpers
 
 TUNED = tuning_lib.ContainerTuning(network="host", cpuset="1",
                                    workdir_volume=True)
-TASK = os.path.join("tasks", "local_container_tuning.yaml")
+TASK = os.path.join("tasks", "local_tuning.yaml")
 
 
 class TunedContainerMixin:
@@ -91,12 +92,51 @@ class PodmanCrunTuningTestCase(TunedContainerMixin, unittest.TestCase):
         return driver.command("volume", "ls", "-q").stdout.split()
 
 
+class VmTuningTestCase(unittest.TestCase):
+    """The kvm driver's knobs in libvirt's domain and in the guest."""
+
+    def test_tuned_vm_boots_from_virtio_scsi_pinned(self):
+        conf = helpers.usable_conf(self, "kvm")
+        tuned = tuning_lib.VmTuning(disk_cache="writeback", disk_bus="scsi",
+                                    cpuset="1")
+        driver = registry.prepared_driver("kvm", conf, tuned)
+        name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
+        instance = driver.create(name)
+        self.addCleanup(lambda: name in driver.list_names(name)
+                        and driver.remove(name))
+        driver.wait_running(instance, conf.boot_timeout)
+        domain = driver._checked("dumpxml", name)
+        self.assertIn("cache='writeback'", domain)
+        self.assertIn("<target dev='sda' bus='scsi'/>", domain)
+        self.assertIn("model='virtio-scsi'", domain)
+        # Host CPU 1 only ("-y" on two CPUs; "--y-" on four, ...).
+        affinity = [line.split()[-1] for line in driver._checked(
+            "vcpuinfo", name).splitlines() if "Affinity" in line]
+        self.assertTrue(affinity)
+        for mask in affinity:
+            self.assertEqual("y", mask[1:2])
+            self.assertEqual(1, mask.count("y"))
+        driver.wait_reachable(instance, conf.ssh_timeout)
+        executor = driver.executor(instance)
+        self.assertIn("sda", executor.run(["ls", "/sys/block"], 60)
+                      .check("ls").stdout.split())
+        self.assertEqual("/dev/sda", executor.run(
+            ["findmnt", "-n", "-o", "SOURCE", "/"], 60).check(
+                "findmnt").stdout.strip())
+        executor.close()
+        facts = driver.describe()
+        self.assertEqual(("cache-writeback+scsi+cpuset1", "virtio-scsi"),
+                         (facts["tuning"], facts["disk_bus"]))
+        driver.delete(instance)
+        driver.wait_deleted(instance, conf.delete_timeout)
+
+
 class TuningTaskTestCase(helpers.DockerRallyTestCase):
 
     def test_report_separates_tuned_from_untuned(self):
         uuid_, _ = self.home.start(
-            TASK, "--task-args", '{"times": 2, "tests": ["quick-cpu", '
-            '"fio-quick-randread"]}')
+            TASK, "--task-args", '{"engines": ["docker"], "times": 2, '
+            '"tests": ["quick-cpu", "fio-quick-randread"]}')
         results = self.home.results(uuid_)
         for workload in helpers.workloads(results):
             self.assertEqual(0, workload["failed_iteration_count"])

@@ -30,7 +30,7 @@ TASK_ARGS = {
     "native_baseline.yaml": ["kek2015.yaml", "local-quick.yaml",
                              "native-quick.yaml"],
     "local_lifecycle.yaml": ["lifecycle-quick.yaml"],
-    "local_container_tuning.yaml": ["tuning-quick.yaml"],
+    "local_tuning.yaml": ["tuning-quick.yaml"],
 }
 
 

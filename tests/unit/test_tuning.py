@@ -31,6 +31,20 @@ class ContainerTuningTestCase(unittest.TestCase):
                          (default.label(), default.describe()["tuning"],
                           default.describe()["workdir_storage"]))
 
+    def test_vm_label_and_environment(self):
+        tuned = tuning.from_dict({"disk_cache": "writeback",
+                                  "disk_bus": "scsi", "cpuset": "1"}, "kvm")
+        self.assertEqual("cache-writeback+scsi+cpuset1", tuned.label())
+        self.assertEqual({"tuning": "cache-writeback+scsi+cpuset1",
+                          "disk_cache": "writeback",
+                          "disk_bus": "virtio-scsi", "cpuset": "1"},
+                         tuned.describe())
+        self.assertTrue(tuning.from_dict({"disk_cache": "none"},
+                                         "kvm").is_default)
+        with self.assertRaisesRegex(tuning.TuningError,
+                                    "disk_cache must be one of none"):
+            tuning.from_dict({"disk_cache": "fast"}, "kvm")
+
     def test_invalid_knobs_say_why(self):
         cases = (({"network": "macvlan"}, "network must be one of"),
                  ({"cpuset": "0;rm -rf /"}, "cpuset must be host CPUs"),
@@ -58,13 +72,26 @@ class ContainerTuningTestCase(unittest.TestCase):
 class TuningValidationTestCase(unittest.TestCase):
     NAME = "LocalInstances.boot_sysbench_delete"
 
-    def test_tuning_only_for_container_drivers(self):
+    def test_tuning_only_for_drivers_that_take_it(self):
         self.assertIn("tuning applies to the drivers docker, podman-runc, "
-                      "podman-crun, not 'kvm'",
+                      "podman-crun, kvm, not 'lxc'",
+                      errors(self.NAME, driver="lxc", tests=["quick-cpu"],
+                             tuning={"network": "host"}))
+        self.assertNotIn("tuning", errors(self.NAME, driver="lxc",
+                                          tests=["quick-cpu"], tuning={}))
+
+    def test_each_kind_its_own_knobs(self):
+        self.assertIn("unknown tuning knob(s) network for kvm; known: "
+                      "cpuset, disk_bus, disk_cache",
                       errors(self.NAME, driver="kvm", tests=["quick-cpu"],
                              tuning={"network": "host"}))
-        self.assertNotIn("tuning", errors(self.NAME, driver="kvm",
-                                          tests=["quick-cpu"], tuning={}))
+        self.assertIn("unknown tuning knob(s) disk_cache for docker",
+                      errors(self.NAME, driver="docker", tests=["quick-cpu"],
+                             tuning={"disk_cache": "unsafe"}))
+        self.assertNotIn("tuning", errors(
+            self.NAME, driver="kvm", tests=["quick-cpu"],
+            tuning={"disk_cache": "writeback", "disk_bus": "scsi",
+                    "cpuset": "0"}))
 
     def test_cpus_must_exist_here(self):
         beyond = max(os.sched_getaffinity(0)) + 1

@@ -25,7 +25,7 @@ class LocalInstancesScenario(phases.InstancePhasesMixin,
     def _driver(self, driver, tuning=None):
         return registry.prepared_driver(
             driver, opts.register(),
-            tuning_lib.from_dict(tuning) if tuning else None)
+            tuning_lib.from_dict(tuning, driver) if tuning else None)
 
     @staticmethod
     def _metadata(engine):
@@ -53,7 +53,8 @@ class BootAndDelete(LocalInstancesScenario):
         :param driver: local engine: see ``rcbench doctor`` for what
             this host can run
         :param tuning: container knobs (docker, podman-*): network
-            ("bridge" or "host"), cpuset ("0-1"), workdir_volume (bool)
+            ("bridge" or "host"), cpuset ("0-1"), workdir_volume (bool);
+            VM knobs (kvm): disk_cache, disk_bus (virtio, scsi), cpuset
         """
         engine = self._driver(driver, tuning)
         self.add_environment(self._metadata(engine))
