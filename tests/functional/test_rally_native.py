@@ -68,7 +68,7 @@ class RallyNativeTestCase(unittest.TestCase):
                 {"concurrency": [2], "times": 1,
                  "tests": ["quick-fileio-seqwr"]}), check=False)
         self.assertNotEqual(0, proc.returncode)
-        self.assertIn("concurrency 2 x 64 MiB of fileio files = 128 MiB, "
+        self.assertIn("concurrency 2 x 64 MiB of test files = 128 MiB, "
                       "but %s has 1 MiB free" % workdir,
                       proc.stdout + proc.stderr)
 
