@@ -142,8 +142,10 @@ class Driver(abc.ABC):
     #: what the engine's timestamps are, for the report
     engine_times_note = "The engine's own clock (epoch seconds)"
 
-    #: container tuning knobs (tuning.ContainerTuning) where supported
+    #: tuning knobs (tuning.ContainerTuning / VmTuning) where supported
     tuning = None
+    #: where tests write their files inside an instance, unless told
+    default_workdir = "/root"
 
     def __init__(self, image, conf):
         self.image = image

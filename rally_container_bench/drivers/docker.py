@@ -73,6 +73,13 @@ def host_network_sshd():
     return port, SSHD + ["-p", str(port), "-o", "ListenAddress=127.0.0.1"]
 
 
+def volume_or_root(tuning):
+    """The tests' work directory: the volume where one is asked for."""
+    if tuning is not None and tuning.workdir_volume:
+        return tuning_lib.VOLUME_MOUNT
+    return base.Driver.default_workdir
+
+
 def tuning_facts(tuning, default_network):
     """Environment entries of a container's tuning (untuned: the default)."""
     tuning = tuning or tuning_lib.ContainerTuning()
@@ -149,6 +156,10 @@ class DockerDriver(base.Driver):
                                    % (name, e))
         instance.id = container.id
         return instance
+
+    @property
+    def default_workdir(self):
+        return volume_or_root(self.tuning)
 
     def _tuned_options(self, instance):
         tuning = self.tuning or tuning_lib.ContainerTuning()

@@ -101,6 +101,10 @@ class PodmanDriver(base.Driver):
         raise base.DriverError("podman run %s failed: %s"
                                % (name, last[-1500:]))
 
+    @property
+    def default_workdir(self):
+        return docker_driver.volume_or_root(self.tuning)
+
     def _tuned_options(self, instance):
         """(podman run options, command) of the tuning; sets the port."""
         tuning = self.tuning or tuning_lib.ContainerTuning()

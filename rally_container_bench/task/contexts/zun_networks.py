@@ -44,7 +44,6 @@ class ZunNetworks(context.Context):
         "required": ["networks"]}
 
     def setup(self):
-        self.context["rcbench_zun_networks"] = {"made": []}
         admin = self.context.get("admin")
         if not admin:
             LOG.warning("rcbench_zun_networks: no admin credentials, so "
@@ -58,15 +57,14 @@ class ZunNetworks(context.Context):
         for ref in self.config["networks"]:
             net_id, _name = cloud.network_ref(
                 neutron, ref, "the admin (rcbench_zun_networks)")
-            if make_zun_network(zun, net_id):
-                self.context["rcbench_zun_networks"]["made"].append(net_id)
+            make_zun_network(zun, net_id)
 
     def cleanup(self):
         """None: the networks stay, as those Zun's containers make do."""
 
 
 def make_zun_network(zun, net_id):
-    """True if this call made it; False if Zun already had it."""
+    """Zun's Docker network of a Neutron network, unless it has one."""
     from zunclient import exceptions as zun_exceptions
 
     try:
@@ -77,7 +75,7 @@ def make_zun_network(zun, net_id):
             body={"neutron_net_id": net_id, "name": net_id})
     except zun_exceptions.Conflict:
         LOG.info("Zun already has a Docker network for %s" % net_id)
-        return False
+        return
     except zun_exceptions.InternalServerError as e:
         # zun-api passes zun-compute's NetworkAlreadyExists on as an RPC
         # error, an HTTP 500 with no reason given, and has no API to ask
@@ -85,6 +83,5 @@ def make_zun_network(zun, net_id):
         LOG.info("Zun did not make a Docker network for %s (HTTP 500; "
                  "Zun says so when it has one already): %s"
                  % (net_id, e))
-        return False
+        return
     LOG.info("Zun made its Docker network for %s" % net_id)
-    return True

@@ -89,9 +89,7 @@ class BootSysbenchDelete(LocalInstancesScenario):
         :param tuning: container knobs, as in boot_and_delete
         """
         engine = self._driver(driver, tuning)
-        if workdir is None:
-            workdir = (tuning_lib.VOLUME_MOUNT
-                       if (tuning or {}).get("workdir_volume") else "/root")
+        workdir = workdir or engine.default_workdir
         with self._instance(engine) as instance:
             with contextlib.closing(engine.executor(instance)) as executor:
                 metadata = dict(self._metadata(engine),
