@@ -9,12 +9,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 venv="${RCBENCH_VENV:-$top/.venv}"
 python="${PYTHON:-python3}"
 
-# sysbench, fio: the workloads; gcc..libtool: build sysbench 0.4.12 (KEK's version);
+# sysbench, fio, iperf3, wrk, nginx-light: the workloads (the network ones'
+# clients run here, and natively their servers too); gcc..libtool: build sysbench 0.4.12 (KEK's version);
 # debootstrap..openssh-client: the offline guest image; then the engines
 # (iputils-ping: the network phase of Nova servers pings them);
 # chromium: the tests open the comparison report in it, headless. containerd
 # also runs on its own for the lifecycle runtimes containerd / cri-containerd.
-packages=(sysbench fio gcc make autoconf automake libtool python3-venv chromium
+packages=(sysbench fio iperf3 wrk nginx-light gcc make autoconf automake libtool python3-venv chromium
           debootstrap e2fsprogs qemu-utils openssh-client
           docker.io containerd podman crun runc containernetworking-plugins conmon
           slirp4netns uidmap catatonit iptables iproute2 iputils-ping
@@ -34,8 +35,18 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
     echo "install-deps: apt-get install ${missing[*]}" >&2
     apt-get update -qq
+    # No service starts at install (nginx would take port 80): the
+    # workloads start their own daemons, on ports of their own.
+    policy=/usr/sbin/policy-rc.d
+    made_policy=
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' > "$policy"
+        chmod +x "$policy"
+        made_policy=1
+    fi
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
         "${missing[@]}" >/dev/null
+    [ -z "$made_policy" ] || rm -f "$policy"
 fi
 
 # The venv is redone when the package's requirements change.
@@ -47,7 +58,8 @@ if [ ! -x "$venv/bin/rally" ] || [ ! -x "$venv/bin/tox" ] \
          "matplotlib, tox; ~2 min)" >&2
     "$python" -m venv "$venv"
     "$venv/bin/pip" install -q --upgrade pip
-    "$venv/bin/pip" install -q -e "$top" tox
+    # tox-uv: tox makes its envs with uv (seconds instead of minutes).
+    "$venv/bin/pip" install -q -e "$top" tox tox-uv
     echo "$stamp" > "$venv/.rcbench-requirements"
 fi
 "$top/tools/build-sysbench-0.4.sh" >/dev/null

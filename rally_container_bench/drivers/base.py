@@ -12,6 +12,7 @@ host itself (native) or an instance reached over SSH.
 
 import abc
 import dataclasses
+import socket
 import subprocess
 import time
 
@@ -114,6 +115,41 @@ def output_of(proc, what):
     return proc.stdout
 
 
+def free_port():
+    """A free TCP port on 127.0.0.1 (the caller binds it right after)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# Where the network workloads' servers listen inside an instance.
+SERVICE_PORTS = {"iperf3": 5201, "http": 8080}
+
+
+@dataclasses.dataclass(frozen=True)
+class Endpoint:
+    """Where a server inside an instance is reached from the Rally host.
+
+    It listens on listen_port inside; the host connects to host:port (the
+    same port, a NAT address or a port forward).
+    """
+
+    listen_port: int
+    host: str
+    port: int
+
+
+def host_network_endpoint(ports, service):
+    """The Endpoint of an instance in the host's network namespace.
+
+    A free port per service and instance (ports: its cache), so
+    concurrent instances never share one.
+    """
+    if service not in ports:
+        ports[service] = free_port()
+    return Endpoint(ports[service], "127.0.0.1", ports[service])
+
+
 @dataclasses.dataclass
 class Instance:
     """One VM or container, as a driver created it."""
@@ -175,6 +211,15 @@ class Driver(abc.ABC):
         from rally_container_bench.drivers import ssh
         return ssh.SSHExecutor(instance, self.image.read_private_key(),
                                kind=self.name)
+
+    def endpoint(self, instance, service):
+        """Where the Rally host reaches a server inside the instance.
+
+        service: "iperf3" or "http". By default the instance's SSH address
+        at the service's own port.
+        """
+        port = SERVICE_PORTS[service]
+        return Endpoint(port, instance.ssh_host, port)
 
     def record_engine_times(self, instance):
         """Fill instance.engine_times, if not yet done; called untimed."""

@@ -62,6 +62,32 @@ def running(instance, attrs):
     return True
 
 
+def bridge_address(attrs, name):
+    """The container's IP address on its (first) bridge network."""
+    networks = (attrs.get("NetworkSettings") or {}).get("Networks") or {}
+    for network in networks.values():
+        if network.get("IPAddress"):
+            return network["IPAddress"]
+    raise base.DriverError("container %s has no IP address on a bridge "
+                           "network" % name)
+
+
+def container_endpoint(instance, service, inspect):
+    """The Endpoint of a service inside a Docker or Podman container.
+
+    Host network: a free port on loopback; a bridge: the container's
+    address (reachable from the host through the bridge, no NAT).
+    """
+    if instance.private.get("host_network"):
+        return base.host_network_endpoint(
+            instance.private.setdefault("service_ports", {}), service)
+    if "address" not in instance.private:
+        instance.private["address"] = bridge_address(inspect(instance),
+                                                     instance.name)
+    port = base.SERVICE_PORTS[service]
+    return base.Endpoint(port, instance.private["address"], port)
+
+
 def host_network_sshd():
     """(port, command) of an sshd in the host's network namespace.
 
@@ -69,7 +95,7 @@ def host_network_sshd():
     loopback port of the host.
     """
     with libvirt.port_lock:
-        port = libvirt.free_port()
+        port = base.free_port()
     return port, SSHD + ["-p", str(port), "-o", "ListenAddress=127.0.0.1"]
 
 
@@ -183,6 +209,9 @@ class DockerDriver(base.Driver):
         base.wait_until(lambda: running(instance, self._inspect(instance)),
                         timeout, self.conf.poll_interval,
                         "container %s running" % instance.name)
+
+    def endpoint(self, instance, service):
+        return container_endpoint(instance, service, self._inspect)
 
     def _api(self, what):
         return _daemon_reachable(self.conf.docker_url, what)

@@ -12,7 +12,6 @@ cache, whatever libvirt's global qemu.conf says.
 
 import os
 import shutil
-import socket
 import threading
 from xml.sax import saxutils
 
@@ -50,7 +49,7 @@ _DOMAIN = """<domain type='{domain_type}'
   </seclabel>
   <qemu:commandline>
     <qemu:arg value='-netdev'/>
-    <qemu:arg value='user,id=rcb0,hostfwd=tcp:127.0.0.1:{port}-:22'/>
+    <qemu:arg value='user,id=rcb0,{forwards}'/>
     <qemu:arg value='-device'/>
     <qemu:arg value='virtio-net-pci,netdev=rcb0,addr=0x10'/>
   </qemu:commandline>
@@ -66,11 +65,12 @@ KVM_CPU = ("<cpu mode='host-passthrough'><feature policy='disable' "
 _TCG_FEATURES = "<tcg><tb-cache unit='MiB'>128</tb-cache></tcg>"
 
 
-def free_port():
-    """A free TCP port on 127.0.0.1 (QEMU binds it right after)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def hostfwd_option(ssh_port, services):
+    """QEMU user-net forwards: SSH, and each service's guest port."""
+    pairs = [(int(ssh_port), 22)] + [
+        (int(host_port), base.SERVICE_PORTS[service])
+        for service, host_port in sorted(services.items())]
+    return ",".join("hostfwd=tcp:127.0.0.1:%d-:%d" % pair for pair in pairs)
 
 
 def _qemu_start_time(name):
@@ -128,13 +128,17 @@ class LibvirtDriver(base.Driver):
             # Another process may take the port between our probe and
             # QEMU's bind: then QEMU fails to start and we try another.
             with port_lock:
-                port = free_port()
+                port = base.free_port()
+                services = {service: base.free_port()
+                            for service in base.SERVICE_PORTS}
             with open(xml_path, "w") as f:
-                f.write(self._domain_xml(name, disk, port, directory))
+                f.write(self._domain_xml(name, disk, port, directory,
+                                         services))
             self._checked("define", xml_path)
             started = self._virsh("start", name)
             if started.returncode == 0:
                 instance.ssh_port = port
+                instance.private["forwards"] = services
                 return instance
             last_error = started.stderr.strip()
             self._virsh("undefine", name)
@@ -144,7 +148,13 @@ class LibvirtDriver(base.Driver):
         raise base.DriverError("libvirt could not start %s: %s"
                                % (name, last_error[-1500:]))
 
-    def _domain_xml(self, name, disk, port, directory):
+    def endpoint(self, instance, service):
+        """QEMU forwards a 127.0.0.1 port to each service's guest port."""
+        guest_port = base.SERVICE_PORTS[service]
+        return base.Endpoint(guest_port, "127.0.0.1",
+                             instance.private["forwards"][service])
+
+    def _domain_xml(self, name, disk, port, directory, services):
         kvm = self.acceleration == acceleration.KVM
         quote = saxutils.escape
         tuning = self.tuning or tuning_lib.VmTuning()
@@ -163,7 +173,7 @@ class LibvirtDriver(base.Driver):
             disk_bus="scsi" if scsi else "virtio",
             controllers=_SCSI_CONTROLLER if scsi else "",
             console=quote(os.path.join(directory, "console.log")),
-            port=int(port))
+            forwards=hostfwd_option(port, services))
 
     def wait_running(self, instance, timeout):
         base.wait_until(

@@ -58,7 +58,7 @@ class LxcDriver(base.Driver):
         os.makedirs(directory)
         os.makedirs(upper)
         with libvirt.port_lock:
-            port = libvirt.free_port()
+            port = base.free_port()
         with open(os.path.join(directory, "config"), "w") as f:
             f.write(_CONFIG.format(name=name, lower=self.image.rootfs,
                                    upper=upper, port=port,
@@ -75,6 +75,10 @@ class LxcDriver(base.Driver):
         base.wait_until(lambda: self._state(instance.name) == "RUNNING",
                         timeout, self.conf.poll_interval,
                         "container %s running" % instance.name)
+
+    def endpoint(self, instance, service):
+        return base.host_network_endpoint(
+            instance.private.setdefault("service_ports", {}), service)
 
     def delete(self, instance):
         stopped = self._run("lxc-stop", "-n", instance.name, "-k")

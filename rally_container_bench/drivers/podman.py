@@ -115,7 +115,7 @@ class PodmanDriver(base.Driver):
             options += ["--network", "host"]
         else:
             with libvirt.port_lock:
-                instance.ssh_port = libvirt.free_port()
+                instance.ssh_port = base.free_port()
             options += ["-p", "127.0.0.1:%d:22" % instance.ssh_port]
         if tuning.cpuset is not None:
             options += ["--cpuset-cpus", tuning.cpuset]
@@ -129,6 +129,10 @@ class PodmanDriver(base.Driver):
 
         So no extra podman process (~0.1 s each) lands in the build phase.
         """
+
+    def endpoint(self, instance, service):
+        return docker_driver.container_endpoint(instance, service,
+                                                self._inspect)
 
     def record_engine_times(self, instance):
         attrs = self._inspect(instance)

@@ -8,6 +8,8 @@ sysbench fileio presets), group reporting, JSON output.
 import dataclasses
 import re
 
+from rally_container_bench import metrics
+
 RW_MODES = ("read", "write", "randread", "randwrite", "readwrite", "randrw")
 MIXED_MODES = ("readwrite", "randrw")
 IO_ENGINES = ("psync", "sync", "libaio", "io_uring", "posixaio", "mmap")
@@ -33,6 +35,8 @@ class FioSpec:
     ``runtime`` (seconds) makes the job time-based: it repeats over the
     file until then; without it the job moves ``size`` once (fixed work).
     """
+
+    tool = "fio"
 
     rw: str
     bs: str = "4k"
@@ -67,10 +71,7 @@ class FioSpec:
                 raise FioSpecError("rwmixread applies to rw %s only"
                                    % " or ".join(MIXED_MODES))
             _check_int("rwmixread", self.rwmixread, 0, maximum=100)
-        if self.name is not None and not re.match(r"^[a-z0-9][a-z0-9_-]*$",
-                                                  str(self.name)):
-            raise FioSpecError("name must be lowercase letters, digits, "
-                               "- and _, not %r" % (self.name,))
+        metrics.check_name(self.name, FioSpecError)
 
     @property
     def label(self):
@@ -83,17 +84,11 @@ class FioSpec:
 
 
 def from_dict(fields):
-    if not isinstance(fields, dict):
-        raise FioSpecError("a fio job is a mapping, not %r" % (fields,))
-    known = {f.name for f in dataclasses.fields(FioSpec)}
-    unknown = sorted(set(fields) - known)
-    if unknown:
-        raise FioSpecError("unknown fio parameter(s) %s; known: %s"
-                           % (", ".join(unknown), ", ".join(sorted(known))))
-    if "rw" not in fields:
+    if isinstance(fields, dict) and fields and "rw" not in fields:
         raise FioSpecError("a fio job needs rw (one of %s)"
                            % ", ".join(RW_MODES))
-    return FioSpec(**fields)
+    return metrics.spec_from_dict(FioSpec, fields, FioSpecError, "a fio job",
+                                  required=("rw",))
 
 
 def _check_choice(field, value, choices):

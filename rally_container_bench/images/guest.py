@@ -30,8 +30,9 @@ from rally_container_bench.images import docker_archive
 BUILDER_VERSION = "2"
 SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
-PACKAGES = ("openssh-server", "sysbench", "fio", "iproute2", "kmod",
-            "e2fsprogs", "linux-image-amd64", "initramfs-tools", "busybox")
+PACKAGES = ("openssh-server", "sysbench", "fio", "iperf3", "nginx-light",
+            "iproute2", "kmod", "e2fsprogs", "linux-image-amd64",
+            "initramfs-tools", "busybox")
 DISK_SIZE = "4G"
 KEY_NAME = "id_ed25519"
 # A container of the guest image runs its sshd in the foreground, logging

@@ -29,7 +29,8 @@ ENVIRONMENT_KEYS = (
     ("workdir", "work directory"), ("workdir_fs", "its filesystem"),
     ("vcpus", "vCPUs"),
     ("memory_mb", "memory (MiB)"), ("sysbench_version", "sysbench"),
-    ("fio_version", "fio"),
+    ("fio_version", "fio"), ("iperf3_version", "iperf3"),
+    ("nginx_version", "nginx"),
     ("host_cpu_model", "host CPU"), ("host_cpus", "host cores"),
     ("host_kernel", "host kernel"), ("host", "host"))
 # Results written before the host_* keys existed name them this way.

@@ -6,20 +6,24 @@ knows no engine. Every iteration gives samples ``(metric, unit, value)``
 under its platform and concurrency: the duration of each phase (top-level
 atomic action; a child is "<parent>/<child>"), "build+network", every
 row of the iteration's workload tables ("sysbench <label>", "fio
-<label>"), and every row of its "footprint" table (memory, lower is
-better).
+<label>", "iperf3 <label>", "http <label>"), and every row of its
+"footprint" table (memory, lower is better).
 """
 
 import collections
 
 from rally_container_bench.fio import parse as fio_parse
+from rally_container_bench.netload import http
+from rally_container_bench.netload import iperf3
 from rally_container_bench.sysbench import parse
 
 BUILD_NETWORK = "build+network"
 # Workload tables ("sysbench cpu", "fio randread") and their metrics'
 # direction, by tool: the metrics are named <tool>.<test>.<metric>.
 HIGHER_IS_BETTER = {"sysbench": parse.higher_is_better,
-                    "fio": fio_parse.higher_is_better}
+                    "fio": fio_parse.higher_is_better,
+                    "iperf3": iperf3.higher_is_better,
+                    "http": http.higher_is_better}
 WORKLOAD_METRIC_PREFIXES = tuple("%s." % tool for tool in HIGHER_IS_BETTER)
 FOOTPRINT_TITLE = "footprint"
 ENVIRONMENT_TITLE = "environment"

@@ -52,6 +52,8 @@ class TestSpec:
     both versions, compared by total_time_s.
     """
 
+    tool = "sysbench"
+
     test: str
     threads: int = 1
     time: int | None = None

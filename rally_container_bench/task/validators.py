@@ -25,23 +25,39 @@ def _arg(config, name, default=None):
     return config.get("args", {}).get(name, default)
 
 
+# What a network test runs on the Rally host, always (the client), and
+# natively also the server: tool -> ((executable, package), ...).
+_NETWORK_CLIENT = {"iperf3": (("iperf3", "iperf3"),),
+                   "http": (("wrk", "wrk"),)}
+_NETWORK_SERVER = {"iperf3": (("iperf3", "iperf3"),),
+                   "http": (("nginx", "nginx-light"),)}
+
+
 @validation.configure(name="rcbench_sysbench_tests")
 class SysbenchTestsValidator(validation.Validator):
-    """The argument is a list of sysbench or fio presets or test mappings.
+    """The argument is a list of presets or test mappings.
+
+    Of sysbench, fio, iperf3 and http, runnable where the scenario runs
+    them.
 
     sysbench_only_if=(param, value): when that argument has that value
-    (Zun's via: logs), fio jobs are refused: only sysbench runs there.
+    (Zun's via: logs), only sysbench tests are accepted.
     fio_here_unless=param: unless that argument is given (a remote host),
-    fio jobs run on this host, so fio must be installed here.
+    fio jobs and network servers run on this host, so they must be here.
+    network_unless_param=param: network tests (iperf3, http) are refused
+    when that argument is given (the host cannot reach a remote one's).
+    Network tests' clients (iperf3, wrk) always run on this host.
     """
 
     def __init__(self, param_name="tests", required=True,
-                 sysbench_only_if=None, fio_here_unless=None):
+                 sysbench_only_if=None, fio_here_unless=None,
+                 network_unless_param=None):
         super().__init__()
         self.param_name = param_name
         self.required = required
         self.sysbench_only_if = sysbench_only_if
         self.fio_here_unless = fio_here_unless
+        self.network_unless_param = network_unless_param
 
     def validate(self, context, config, plugin_cls, plugin_cfg):
         value = _arg(config, self.param_name)
@@ -55,20 +71,32 @@ class SysbenchTestsValidator(validation.Validator):
             specs = tests_lib.resolve_all(value)
         except tests_lib.TestsError as e:
             self.fail("%s: %s" % (self.param_name, e))
-        fio = [s.label for s in specs if tests_lib.is_fio(s)]
-        if (fio and self.fio_here_unless
-                and not _arg(config, self.fio_here_unless)
-                and shutil.which("fio") is None):
-            self.fail("%s: fio jobs (%s) run on this host, which has no fio "
-                      "(apt-get install fio)" % (self.param_name,
-                                                 ", ".join(fio)))
         if self.sysbench_only_if:
             param, only = self.sysbench_only_if
-            if fio and _arg(config, param) == only:
-                self.fail("%s: fio jobs (%s) cannot run with %s=%s, which "
-                          "runs sysbench only" % (self.param_name,
-                                                  ", ".join(fio), param,
-                                                  only))
+            others = ["%s %s" % (s.tool, s.label) for s in specs
+                      if s.tool != "sysbench"]
+            if others and _arg(config, param) == only:
+                self.fail("%s: %s cannot run with %s=%s, which runs "
+                          "sysbench only" % (self.param_name,
+                                             ", ".join(others), param, only))
+        network = sorted({s.tool for s in specs if tests_lib.is_network(s)})
+        if network and self.network_unless_param and _arg(
+                config, self.network_unless_param):
+            self.fail("%s: %s tests cannot run with %s (this host cannot "
+                      "reach a server there); run them without it"
+                      % (self.param_name, " and ".join(network),
+                         self.network_unless_param))
+        here = dict(_NETWORK_CLIENT)
+        if self.fio_here_unless and not _arg(config, self.fio_here_unless):
+            here = {tool: _NETWORK_CLIENT[tool] + _NETWORK_SERVER[tool]
+                    for tool in _NETWORK_CLIENT}
+            here["fio"] = (("fio", "fio"),)
+        for tool in sorted({s.tool for s in specs} & set(here)):
+            for executable, package in here[tool]:
+                if shutil.which(executable) is None:
+                    self.fail("%s: %s tests run %s on this host, which has "
+                              "none (apt-get install %s)"
+                              % (self.param_name, tool, executable, package))
 
 
 @validation.configure(name="rcbench_container_tuning")
@@ -382,7 +410,7 @@ def _file_bytes(spec):
     """Bytes of files a test writes in the work directory (0: none)."""
     if tests_lib.is_fio(spec):
         return fio_spec.size_in_bytes(spec.size)
-    if spec.test != "fileio":
+    if spec.tool != "sysbench" or spec.test != "fileio":
         return 0
     return spec_lib.size_in_bytes(spec.file_total_size
                                   or spec_lib.DEFAULT_FILE_TOTAL_SIZE)

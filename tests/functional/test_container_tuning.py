@@ -136,7 +136,8 @@ class TuningTaskTestCase(helpers.DockerRallyTestCase):
     def test_report_separates_tuned_from_untuned(self):
         uuid_, _ = self.home.start(
             TASK, "--task-args", '{"engines": ["docker"], "times": 2, '
-            '"tests": ["quick-cpu", "fio-quick-randread"]}')
+            '"tests": ["quick-cpu", "fio-quick-randread", "iperf3-quick", '
+            '"http-quick-c16"]}')
         results = self.home.results(uuid_)
         for workload in helpers.workloads(results):
             self.assertEqual(0, workload["failed_iteration_count"])
@@ -155,4 +156,10 @@ class TuningTaskTestCase(helpers.DockerRallyTestCase):
                       environments["docker-runc"]["its filesystem"])
         self.assertNotIn("overlay", environments[
             "docker-runc+hostnet+cpuset1+volume"]["its filesystem"])
+        # Host network vs the bridge, in the same report as native.
+        rows = comparison.rows_for(
+            report, "iperf3.to-instance.throughput_gbit_s", concurrency=1)
+        self.assertEqual({"native", "docker-runc",
+                          "docker-runc+hostnet+cpuset1+volume"},
+                         {row["platform"] for row in rows})
         self.assertEqual([], self.containers(uuid_))

@@ -204,7 +204,7 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
                   "runtime='kata-runtime': no Zun compute host offers it"),
                  ({"zun_via": "exec"}, "via"),
                  ({"zun_via": "logs", "tests": ["fio-quick-randread"]},
-                  "fio jobs (randread) cannot run with via=logs"),
+                  "fio randread cannot run with via=logs"),
                  ({"zun_memory": 1}, "memory"))
         for args, message in cases:
             with self.subTest(args=args):

@@ -48,8 +48,9 @@ class DomainXmlTestCase(unittest.TestCase):
         return libvirt.LibvirtDriver(image, conf(vm_acceleration=accel))
 
     def render(self, accel, name="s_rally_1234abcd_XyZ"):
-        xml = self.driver(accel)._domain_xml(name, "/i/disk.qcow2", 40022,
-                                             "/i")
+        xml = self.driver(accel)._domain_xml(
+            name, "/i/disk.qcow2", 40022, "/i",
+            {"iperf3": 40023, "http": 40024})
         return ElementTree.fromstring(xml)
 
     def test_tcg_domain(self):
@@ -77,10 +78,12 @@ class DomainXmlTestCase(unittest.TestCase):
         self.assertEqual(("disable", "arch-capabilities"),
                          (feature.get("policy"), feature.get("name")))
 
-    def test_ssh_is_forwarded_from_loopback_only(self):
+    def test_ssh_and_services_are_forwarded_from_loopback_only(self):
         args = [a.get("value") for a in self.render("tcg").iter()
                 if a.tag.endswith("arg")]
-        self.assertIn("user,id=rcb0,hostfwd=tcp:127.0.0.1:40022-:22", args)
+        self.assertIn("user,id=rcb0,hostfwd=tcp:127.0.0.1:40022-:22,"
+                      "hostfwd=tcp:127.0.0.1:40024-:8080,"
+                      "hostfwd=tcp:127.0.0.1:40023-:5201", args)
 
     def test_name_is_escaped(self):
         root = self.render("tcg", name="a<b>&c")

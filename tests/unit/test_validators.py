@@ -80,13 +80,32 @@ class NativeSysbenchValidationTestCase(unittest.TestCase):
             with mock.patch.dict(os.environ, {"PATH": empty}):
                 sysbench = "/usr/bin/sysbench"
                 self.assertRejected(
-                    "fio jobs (randread) run on this host, which has no fio",
+                    "fio tests run fio on this host, which has none",
                     tests=["fio-quick-randread"], sysbench_path=sysbench)
                 self.assertEqual([], errors(tests=["quick-cpu"],
                                             sysbench_path=sysbench))
-                self.assertNotIn("has no fio", " ".join(errors(
+                self.assertNotIn("run fio on this host", " ".join(errors(
                     tests=["fio-quick-randread"], sysbench_path=sysbench,
                     host="127.0.0.1")))
+
+    def test_network_tests_need_their_tools_here(self):
+        with tempfile.TemporaryDirectory() as empty:
+            with mock.patch.dict(os.environ, {"PATH": empty}):
+                sysbench = "/usr/bin/sysbench"
+                self.assertRejected(
+                    "http tests run wrk on this host, which has none "
+                    "(apt-get install wrk)",
+                    tests=["http-quick-c1"], sysbench_path=sysbench)
+                self.assertRejected(
+                    "iperf3 tests run iperf3 on this host",
+                    tests=["iperf3-quick"], sysbench_path=sysbench)
+
+    def test_network_tests_refused_with_a_remote_host(self):
+        self.assertRejected(
+            "http and iperf3 tests cannot run with host",
+            tests=["iperf3-quick", "http-quick-c16"], host="127.0.0.1")
+        self.assertEqual([], errors(tests=["iperf3-quick",
+                                           "http-quick-c16"]))
 
     def test_fio_refused_where_only_sysbench_runs(self):
         # ZunContainers.run_sysbench_delete with via: logs
@@ -95,7 +114,7 @@ class NativeSysbenchValidationTestCase(unittest.TestCase):
             name="ZunContainers.run_sysbench_delete", context={},
             plugin_cfg=None, vtype="syntax", config={"args": {
                 "via": "logs", "tests": ["quick-cpu", "fio-quick-randread"]}})
-        self.assertIn("fio jobs (randread) cannot run with via=logs",
+        self.assertIn("fio randread cannot run with via=logs",
                       " ".join(found))
 
     def test_workdir_must_be_a_writable_directory(self):

@@ -1,6 +1,7 @@
 """LocalInstances: VMs and containers on this machine's own engines."""
 
 import contextlib
+import functools
 
 from rally.common import validation
 from rally.task import scenario
@@ -97,7 +98,9 @@ class BootSysbenchDelete(LocalInstancesScenario):
                                 workdir_fs=filesystem_type(executor,
                                                            workdir))
                 self.run_tests(executor, tests, "sysbench", workdir,
-                               timeout, metadata=metadata)
+                               timeout, metadata=metadata,
+                               endpoint=functools.partial(engine.endpoint,
+                                                          instance))
 
 
 def filesystem_type(executor, path):

@@ -1,11 +1,13 @@
 """NativeHost: the same workload on the bare host, the baseline."""
 
 import contextlib
+import functools
 import tempfile
 
 from rally.common import validation
 from rally.task import scenario
 
+from rally_container_bench.drivers import base
 from rally_container_bench.drivers import native
 from rally_container_bench.drivers import ssh as ssh_login
 from rally_container_bench import opts
@@ -13,7 +15,7 @@ from rally_container_bench.task.scenarios import sysbench_utils
 
 
 @validation.add("rcbench_sysbench_tests", param_name="tests",
-                fio_here_unless="host")
+                fio_here_unless="host", network_unless_param="host")
 @validation.add("rcbench_local_executable", param_name="sysbench_path",
                 conf_default="sysbench_path", unless_param="host")
 @validation.add("rcbench_writable_directory", param_name="workdir",
@@ -66,8 +68,11 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
         parent = workdir or conf.native_workdir
         with tempfile.TemporaryDirectory(prefix="rcbench-native-",
                                          dir=parent) as scratch:
+            ports = {}
             self.run_tests(native.NativeExecutor(), tests,
-                           executable, scratch, timeout)
+                           executable, scratch, timeout,
+                           endpoint=functools.partial(
+                               base.host_network_endpoint, ports))
 
     def _run_remote(self, tests, executable, workdir, timeout, executor):
         """The same over SSH, in a private directory made and removed there."""

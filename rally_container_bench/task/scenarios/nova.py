@@ -1,6 +1,7 @@
 """NovaInstances: servers on any Nova hypervisor, phase by phase."""
 
 import contextlib
+import functools
 
 from rally.common import validation
 from rally.task import types
@@ -191,5 +192,6 @@ class BootSysbenchDelete(NovaInstancesScenario):
                                             hypervisor_type)
             with contextlib.closing(driver.executor(instance)) as executor:
                 self.run_tests(executor, tests, "sysbench",
-                               workdir, timeout,
-                               metadata=environment)
+                               workdir, timeout, metadata=environment,
+                               endpoint=functools.partial(driver.endpoint,
+                                                          instance))

@@ -9,13 +9,19 @@ iterations by Rally), and the place it ran as a complete table.
 from rally import exceptions
 from rally.task import atomic
 
+from rally_container_bench.drivers import native
 from rally_container_bench import opts
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import fio_run
+from rally_container_bench.workloads import net_run
 from rally_container_bench.workloads import sysbench_run
 from rally_container_bench.workloads import tests as tests_lib
 
 ENVIRONMENT_TITLE = "environment"
+
+
+# The tool whose version a test records, where it is not the test's own.
+SERVER_OF = {"http": "nginx"}
 
 
 class SysbenchTestsFailed(exceptions.RallyException):
@@ -37,31 +43,42 @@ class SysbenchScenarioMixin:
         return lambda label: self._timed("%s.%s" % (tool, label))
 
     def run_tests(self, executor, tests, executable, workdir,
-                  timeout=None, metadata=None):
-        """Run every test (sysbench or fio), report each, raise if any failed.
+                  timeout=None, metadata=None, endpoint=None):
+        """Run every test, report each, raise if any failed.
 
         A failed test does not stop the others, so one bad test loses no
-        other result of the iteration.
+        other result of the iteration. endpoint(service) -> base.Endpoint:
+        where this host reaches a server inside (iperf3, http tests).
         """
         timeout = timeout or opts.register().command_timeout
         specs = tests_lib.resolve_all(tests)
         versions = self._versions(executor, specs, executable, timeout)
         environment = dict(executor.describe(), **{
-            "%s_version" % tool: version
+            "%s_version" % SERVER_OF.get(tool, tool): version
             for tool, version in versions.items()})
         environment.update(metadata or {})
         self.add_environment(environment)
         failures = []
         for spec in specs:
-            tool = "fio" if tests_lib.is_fio(spec) else "sysbench"
+            tool = spec.tool
+            timed = self._timer(tool)
             try:
                 if tool == "fio":
                     run = fio_run.run_test(executor, spec, "fio", workdir,
-                                           timeout, timed=self._timer(tool))
+                                           timeout, timed=timed)
+                elif tool == "iperf3":
+                    run = net_run.run_iperf3(
+                        executor, native.NativeExecutor(), spec,
+                        _endpoint(endpoint, tool), workdir, timeout, timed)
+                elif tool == "http":
+                    run = net_run.run_http(
+                        executor, native.NativeExecutor(), spec,
+                        _endpoint(endpoint, tool), workdir, timeout,
+                        versions[tool], timed)
                 else:
                     run = sysbench_run.run_test(
                         executor, spec, versions[tool], executable, workdir,
-                        timeout, timed=self._timer(tool))
+                        timeout, timed=timed)
             except common.WorkloadError as e:
                 failures.append(str(e))
                 if e.raw:
@@ -77,21 +94,31 @@ class SysbenchScenarioMixin:
 
     def _versions(self, executor, specs, executable, timeout):
         """{tool: version} of the tools the specs need, asked first."""
-        needed = {"fio" if tests_lib.is_fio(s) else "sysbench"
-                  for s in specs}
-        detect = {"sysbench": (sysbench_run.detect_version, executable),
-                  "fio": (fio_run.detect_version, "fio")}
+        needed = {s.tool for s in specs}
+        detect = {
+            "sysbench": lambda: sysbench_run.detect_version(
+                executor, executable, timeout),
+            "fio": lambda: fio_run.detect_version(executor, "fio", timeout),
+            "iperf3": lambda: net_run.iperf3_version(executor, timeout),
+            "http": lambda: net_run.nginx_version(executor, timeout)}
         versions = {}
         for tool in sorted(needed, reverse=True):  # sysbench first
-            ask, path = detect[tool]
             try:
-                versions[tool] = ask(executor, path, timeout)
+                versions[tool] = detect[tool]()
             except common.WorkloadError as e:
                 if e.raw:
                     self.add_output(complete=_raw_output(
                         "%s --version" % tool, e.raw))
                 raise
         return versions
+
+
+def _endpoint(endpoint, service):
+    if endpoint is None:
+        raise net_run.NetworkTestError(
+            "%s tests need the Rally host to reach into the instance, "
+            "which this scenario cannot" % service)
+    return endpoint(service)
 
 
 # Enough lines for sysbench's own error and its summary, not a runaway log.
@@ -113,7 +140,8 @@ def _metrics_table(tool, run, version, threads=None):
     how = ", %d thread(s)" % threads if threads else ""
     return {
         "title": "%s %s" % (tool, run.spec.label),
-        "description": "%s %s%s: %s" % (tool, version, how, run.command),
+        "description": "%s %s%s: %s" % (SERVER_OF.get(tool, tool), version,
+                                        how, run.command),
         "chart_plugin": "StatsTable",
         "data": [["%s (%s)" % (name, run.result.metrics[name].unit),
                   run.result.metrics[name].value] for name in names],

@@ -2,6 +2,7 @@
 by phase, lined up with NovaInstances and the native baseline."""
 
 import contextlib
+import functools
 
 from rally.common import validation
 from rally_openstack.common import consts
@@ -191,8 +192,9 @@ class RunSysbenchDelete(ZunContainersScenario):
             environment = self._environment(driver, instance)
             with contextlib.closing(driver.executor(instance)) as executor:
                 self.run_tests(executor, tests, "sysbench",
-                               workdir, timeout,
-                               metadata=environment)
+                               workdir, timeout, metadata=environment,
+                               endpoint=functools.partial(driver.endpoint,
+                                                          instance))
 
     def _via_logs(self, tests, image, network, cpu, memory, runtime,
                   availability_zone, hints, workdir, timeout, image_driver):

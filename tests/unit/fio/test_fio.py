@@ -106,7 +106,8 @@ class SpecAndCommandTestCase(unittest.TestCase):
                  ({"rw": "randrw", "rwmixread": 101}, "0..100"),
                  ({"rw": "read", "iodepth": 0}, "iodepth"),
                  ({"rw": "read", "direct": "yes"}, "direct must be"),
-                 ({"rw": "read", "threads": 2}, "unknown fio parameter"),
+                 ({"rw": "read", "threads": 2},
+                  "unknown parameter.s. of a fio job"),
                  ({"rw": "read", "name": "Big Name"}, "name must be"))
         for fields, message in cases:
             with self.subTest(fields=fields):

@@ -1,0 +1,91 @@
+"""iperf3 and http tests through Rally's CLI on the real engines: native
+(loopback), a QEMU guest (user-mode port forwards), LXC containers in the
+host's network namespace two at once (a port each) and Podman containers
+on their bridge two at once; every server stopped, every instance gone,
+and the comparison report lines them up against native."""
+
+import os
+import unittest
+
+from rally_container_bench.drivers import registry
+from rally_container_bench import opts
+from rally_container_bench import rally_tasks
+from rally_container_bench.report import comparison
+from tests.functional import helpers
+
+SAMPLE = os.path.join("samples", "tasks", "workloads",
+                      "iperf3-and-http.yaml")
+DRIVERS = ("kvm", "lxc", "podman-crun")
+ACTIONS = ["iperf3.to-instance", "iperf3.from-instance", "http.c1",
+           "http.c16"]
+
+
+class NetworkWorkloadsTestCase(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        for name in DRIVERS:
+            usable, why = registry.driver_class(name).check(
+                opts.register())
+            if not usable:
+                raise unittest.SkipTest("%s: %s" % (name, why))
+        cls.home = helpers.RallyHome()
+        cls.uuid, _ = cls.home.start(SAMPLE)
+        cls.results = cls.home.results(cls.uuid)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.home.close()
+
+    def test_every_platform_measured_both_directions_and_http(self):
+        found = list(helpers.workloads(self.results))
+        self.assertEqual(4, len(found))
+        for workload in found:
+            self.assertEqual(0, workload["failed_iteration_count"],
+                             [i["error"] for i in workload["data"]])
+            for iteration in workload["data"]:
+                self.assertEqual(ACTIONS, [
+                    n for n in helpers.atomic_names(iteration)
+                    if n in ACTIONS])
+                out = helpers.additive(iteration)
+                for label in ("to-instance", "from-instance"):
+                    self.assertGreater(out["iperf3 " + label]
+                                       ["throughput_gbit_s (Gbit/s)"], 0)
+                for label in ("c1", "c16"):
+                    http = out["http " + label]
+                    self.assertGreater(http["requests_per_s (req/s)"], 0)
+                    self.assertEqual(0, http["errors (count)"])
+                    self.assertLessEqual(http["latency_p50_ms (ms)"],
+                                         http["latency_p99_ms (ms)"])
+                environment = helpers.environment(iteration)
+                self.assertTrue(environment["iperf3_version"]
+                                .startswith("3."))
+                self.assertTrue(environment["nginx_version"])
+
+    def test_report_lines_network_up_with_native(self):
+        report = comparison.build([self.results])
+        labels = [p["label"] for p in report["platforms"]]
+        self.assertEqual("native", labels[0])
+        self.assertEqual(4, len(labels))
+        metrics = {m["name"]: m for m in report["metrics"]}
+        throughput = metrics["iperf3.to-instance.throughput_gbit_s"]
+        self.assertEqual(("workload", True),
+                         (throughput["kind"], throughput["higher_is_better"]))
+        self.assertFalse(metrics["http.c16.latency_p99_ms"]
+                         ["higher_is_better"])
+        rows = comparison.rows_for(report, "http.c16.requests_per_s",
+                                   concurrency=2)
+        self.assertEqual({"native", "lxc", "podman-crun"},
+                         {row["platform"] for row in rows})
+
+    def test_no_instance_and_no_server_left(self):
+        owners = [w["uuid"] for w in helpers.workloads(self.results)]
+        matches = rally_tasks.name_matcher(owners)
+        conf = opts.register()
+        for name in DRIVERS:
+            driver = registry.driver_class(name)(None, conf)
+            self.assertEqual([], [n for n in driver.list_names("")
+                                  if matches(n)], name)
+        # The native servers ran on this host: none may be left.
+        self.assertEqual([], helpers.processes("iperf3 --server"))
+        self.assertEqual([], helpers.processes("rcbench-nginx"))
