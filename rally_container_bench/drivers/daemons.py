@@ -202,6 +202,26 @@ def share_kvm_device():
         os.chmod("/dev/kvm", (info.st_mode & 0o7777) | 0o660)
 
 
+def mount_hugetlbfs(mounts="/proc/mounts", target="/dev/hugepages"):
+    """Mount hugetlbfs where systemd would (none here), unless one is.
+
+    libvirtd looks for it when it starts; without one a VM tuned with
+    hugepages cannot start. Mounting reserves no memory.
+    """
+    with open(mounts) as f:
+        if any(line.split()[2] == "hugetlbfs" for line in f
+               if len(line.split()) > 2):
+            return
+    os.makedirs(target, exist_ok=True)
+    subprocess.run(["mount", "-t", "hugetlbfs", "hugetlbfs", target],
+                   capture_output=True)
+
+
+def _before_libvirtd():
+    share_kvm_device()
+    mount_hugetlbfs()
+
+
 def _libvirtd_config(cache):
     """libvirtd's config: local socket without polkit (none runs here)."""
     directory = os.path.join(os.path.expanduser(cache), "libvirt")
@@ -270,7 +290,7 @@ def daemons(conf):
             Daemon("virtlogd", ["virtlogd"], cache,
                    _socket_answers("/run/libvirt/virtlogd-sock")),
             Daemon("libvirtd", _libvirtd_argv(cache), cache,
-                   _libvirt_answers(conf), prepare=share_kvm_device),
+                   _libvirt_answers(conf), prepare=_before_libvirtd),
         ],
         # Its own containerd (socket, root, state): Docker's is untouched.
         "containerd": [Daemon(

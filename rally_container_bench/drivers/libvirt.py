@@ -26,7 +26,7 @@ _DOMAIN = """<domain type='{domain_type}'
         xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
   <name>{name}</name>
   <memory unit='MiB'>{memory}</memory>
-  <vcpu{vcpu_placement}>{vcpus}</vcpu>
+  <vcpu{vcpu_placement}>{vcpus}</vcpu>{memory_backing}
   <os>
     <type arch='x86_64' machine='pc'>hvm</type>
     <kernel>{kernel}</kernel>
@@ -62,6 +62,9 @@ _SCSI_CONTROLLER = "\n    <controller type='scsi' model='virtio-scsi'/>"
 # on some hosts (PVM among them).
 KVM_CPU = ("<cpu mode='host-passthrough'><feature policy='disable' "
            "name='arch-capabilities'/></cpu>")
+# The host's default huge page size (a hugetlbfs mount must exist when
+# libvirtd starts: rcbench engines start kvm makes one).
+_HUGEPAGES = "\n  <memoryBacking><hugepages/></memoryBacking>"
 _TCG_FEATURES = "<tcg><tb-cache unit='MiB'>128</tb-cache></tcg>"
 
 
@@ -165,6 +168,7 @@ class LibvirtDriver(base.Driver):
             memory=int(self.conf.vm_memory_mb), vcpus=int(self.conf.vm_vcpus),
             vcpu_placement=(" cpuset='%s'" % quote(tuning.cpuset)
                             if tuning.cpuset else ""),
+            memory_backing=(_HUGEPAGES if tuning.hugepages else ""),
             kernel=quote(self.image.kernel), initrd=quote(self.image.initrd),
             cmdline=_CMDLINE.format(root=dev),
             features="" if kvm else _TCG_FEATURES,

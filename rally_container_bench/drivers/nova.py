@@ -16,6 +16,7 @@ user may read them) are recorded next to it as the engine's times.
 
 import dataclasses
 import datetime
+import re
 import time
 
 from rally_container_bench.drivers import base
@@ -240,6 +241,26 @@ class NovaDriver(base.Driver):
     @classmethod
     def check(cls, conf):
         return True, "reached through the Rally environment's credentials"
+
+
+def flavor_tuning(extra_specs):
+    """Facts of a flavor's extra specs: the report's tuning label.
+
+    {"hw:cpu_policy": "dedicated", "hw:mem_page_size": "large"} ->
+    tuning "cpu_policy-dedicated+mem_page_size-large" (the "hw:" namespace
+    left out, others kept), so servers of a tuned flavor stand apart from
+    the untuned ones in the comparison report.
+    """
+    if not extra_specs:
+        return {"tuning": "none"}
+    parts = []
+    for key, value in sorted(extra_specs.items()):
+        key = key[3:] if key.startswith("hw:") else key
+        parts.append(re.sub(r"[^A-Za-z0-9_.-]+", "-",
+                            "%s-%s" % (key, value)))
+    return {"tuning": "+".join(parts),
+            "flavor_extra_specs": ", ".join(
+                "%s=%s" % item for item in sorted(extra_specs.items()))}
 
 
 def hypervisor_facts(nova, server):

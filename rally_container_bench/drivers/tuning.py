@@ -1,7 +1,8 @@
 """Tuning knobs of a local container or VM, validated. Pure: no I/O.
 
     tuning: {network: host, cpuset: "1", workdir_volume: true}   containers
-    tuning: {disk_cache: writeback, disk_bus: scsi, cpuset: "1"}  kvm
+    tuning: {disk_cache: writeback, disk_bus: scsi, cpuset: "1",
+             hugepages: true}                                     kvm
 
 network host: the container shares the host's network namespace (no
 bridge, no NAT); its sshd then listens on a free loopback port of the
@@ -15,7 +16,8 @@ comparison report separates tuned from untuned runs.
 VMs (seed 002, KEK's "tuned KVM"): disk_cache is the QEMU cache mode of
 the disk (none by default, as Nova's default for local disks), disk_bus
 virtio (virtio-blk) or scsi (virtio-scsi), cpuset pins every vCPU to
-those host CPUs.
+those host CPUs, hugepages backs the guest's memory with the host's huge
+pages (reserved beforehand: /proc/sys/vm/nr_hugepages).
 """
 
 import dataclasses
@@ -99,27 +101,35 @@ class VmTuning(_Tuning):
     disk_cache: str = "none"
     disk_bus: str = "virtio"
     cpuset: str | None = None
+    hugepages: bool = False
 
     def __post_init__(self):
         _check_choice("disk_cache", self.disk_cache, DISK_CACHES)
         _check_choice("disk_bus", self.disk_bus, DISK_BUSES)
         self._check_cpuset()
+        if not isinstance(self.hugepages, bool):
+            raise TuningError("tuning.hugepages must be true or false, "
+                              "not %r" % (self.hugepages,))
 
     def _label_parts(self):
-        """e.g. cache-writeback, scsi, cpuset1."""
+        """e.g. cache-writeback, scsi, cpuset1, hugepages."""
         if self.disk_cache != "none":
             yield "cache-" + self.disk_cache
         if self.disk_bus != "virtio":
             yield self.disk_bus
         if self.cpuset is not None:
             yield "cpuset" + self.cpuset
+        if self.hugepages:
+            yield "hugepages"
 
     def describe(self):
         return {"tuning": self.label() or "none",
                 "disk_cache": self.disk_cache,
                 "disk_bus": ("virtio-scsi" if self.disk_bus == "scsi"
                              else "virtio-blk"),
-                "cpuset": self.cpuset or ""}
+                "cpuset": self.cpuset or "",
+                "memory_backing": ("hugepages" if self.hugepages
+                                   else "anonymous")}
 
 
 def kind_for(driver):

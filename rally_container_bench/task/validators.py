@@ -129,6 +129,19 @@ class ContainerTuningValidator(validation.Validator):
                       "(this host offers %s)"
                       % (tuning.cpuset, ", ".join(map(str, missing)),
                          ", ".join(map(str, sorted(usable)))))
+        if getattr(tuning, "hugepages", False):
+            self._check_hugepages(_concurrency(config), opts.register())
+
+    def _check_hugepages(self, concurrency, conf):
+        free, page_kb = huge_pages()
+        need = concurrency * -(-conf.vm_memory_mb * 1024 // page_kb)
+        if need > free:
+            self.fail("tuning.hugepages: concurrency %d x %d MiB of guest "
+                      "memory needs %d free huge pages of %d KiB, this "
+                      "host has %d: reserve them first (echo %d > "
+                      "/proc/sys/vm/nr_hugepages, as root)"
+                      % (concurrency, conf.vm_memory_mb, need, page_kb,
+                         free, need))
 
 
 @validation.configure(name="rcbench_local_executable")
@@ -187,6 +200,17 @@ def _concurrency(config):
     runner = (config or {}).get("runner") or {}
     return int(runner.get("concurrency") or runner.get("max_concurrency")
                or 1)
+
+
+def huge_pages(meminfo="/proc/meminfo"):
+    """(free huge pages, their size in KiB) of the host."""
+    found = {}
+    with open(meminfo) as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            found[key] = value.split()
+    return (int(found.get("HugePages_Free", ["0"])[0]),
+            int(found.get("Hugepagesize", ["2048"])[0]))
 
 
 def _mem_available_mb():

@@ -11,6 +11,7 @@ import uuid
 from rally_container_bench.drivers import registry
 from rally_container_bench.drivers import tuning as tuning_lib
 from rally_container_bench.report import comparison
+from rally_container_bench.task import validators
 from tests.functional import helpers
 
 TUNED = tuning_lib.ContainerTuning(network="host", cpuset="1",
@@ -92,13 +93,31 @@ class PodmanCrunTuningTestCase(TunedContainerMixin, unittest.TestCase):
         return driver.command("volume", "ls", "-q").stdout.split()
 
 
+def write(path, value):
+    with open(path, "w") as f:
+        f.write(str(value))
+
+
 class VmTuningTestCase(unittest.TestCase):
     """The kvm driver's knobs in libvirt's domain and in the guest."""
 
-    def test_tuned_vm_boots_from_virtio_scsi_pinned(self):
+    def reserve_huge_pages(self, conf):
+        """Reserve the guest's memory in huge pages; restored afterwards."""
+        free, page_kb = validators.huge_pages()
+        need = -(-conf.vm_memory_mb * 1024 // page_kb)
+        path = "/proc/sys/vm/nr_hugepages"
+        with open(path) as f:
+            before = int(f.read())
+        self.addCleanup(write, path, before)
+        write(path, before + need)
+        if validators.huge_pages()[0] < need:
+            self.fail("could not reserve %d huge pages" % need)
+
+    def test_tuned_vm_boots_from_virtio_scsi_pinned_on_hugepages(self):
         conf = helpers.usable_conf(self, "kvm")
         tuned = tuning_lib.VmTuning(disk_cache="writeback", disk_bus="scsi",
-                                    cpuset="1")
+                                    cpuset="1", hugepages=True)
+        self.reserve_huge_pages(conf)
         driver = registry.prepared_driver("kvm", conf, tuned)
         name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
         instance = driver.create(name)
@@ -109,6 +128,13 @@ class VmTuningTestCase(unittest.TestCase):
         self.assertIn("cache='writeback'", domain)
         self.assertIn("<target dev='sda' bus='scsi'/>", domain)
         self.assertIn("model='virtio-scsi'", domain)
+        self.assertIn("<hugepages/>", domain)
+        # QEMU's memory is a file on hugetlbfs: pages in use or reserved.
+        meminfo = dict(line.split(":", 1) for line in open("/proc/meminfo"))
+        taken = (int(meminfo["HugePages_Total"]) -
+                 int(meminfo["HugePages_Free"]) +
+                 int(meminfo["HugePages_Rsvd"]))
+        self.assertGreater(taken, 0)
         # Host CPU 1 only ("-y" on two CPUs; "--y-" on four, ...).
         affinity = [line.split()[-1] for line in driver._checked(
             "vcpuinfo", name).splitlines() if "Affinity" in line]
@@ -125,8 +151,10 @@ class VmTuningTestCase(unittest.TestCase):
                 "findmnt").stdout.strip())
         executor.close()
         facts = driver.describe()
-        self.assertEqual(("cache-writeback+scsi+cpuset1", "virtio-scsi"),
-                         (facts["tuning"], facts["disk_bus"]))
+        self.assertEqual(("cache-writeback+scsi+cpuset1+hugepages",
+                          "virtio-scsi", "hugepages"),
+                         (facts["tuning"], facts["disk_bus"],
+                          facts["memory_backing"]))
         driver.delete(instance)
         driver.wait_deleted(instance, conf.delete_timeout)
 

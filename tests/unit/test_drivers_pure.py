@@ -14,6 +14,7 @@ from rally_container_bench.drivers import daemons
 from rally_container_bench.drivers import docker as docker_driver
 from rally_container_bench.drivers import libvirt
 from rally_container_bench.drivers import registry
+from rally_container_bench.drivers import tuning
 from rally_container_bench.images import guest
 from rally_container_bench import opts
 
@@ -84,6 +85,14 @@ class DomainXmlTestCase(unittest.TestCase):
         self.assertIn("user,id=rcb0,hostfwd=tcp:127.0.0.1:40022-:22,"
                       "hostfwd=tcp:127.0.0.1:40024-:8080,"
                       "hostfwd=tcp:127.0.0.1:40023-:5201", args)
+
+    def test_hugepages_back_the_memory_only_when_asked(self):
+        self.assertIsNone(self.render("tcg").find("memoryBacking"))
+        driver = self.driver("tcg")
+        driver.tuning = tuning.VmTuning(hugepages=True)
+        root = ElementTree.fromstring(driver._domain_xml(
+            "n", "/i/disk.qcow2", 40022, "/i", {}))
+        self.assertIsNotNone(root.find("memoryBacking/hugepages"))
 
     def test_name_is_escaped(self):
         root = self.render("tcg", name="a<b>&c")

@@ -11,6 +11,7 @@ from rally import plugins as rally_plugins
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import nova
 from rally_container_bench.images import guest
+from rally_container_bench.report import results
 from tests.unit.test_drivers_pure import conf
 
 
@@ -205,3 +206,29 @@ class FloatingIPTestCase(unittest.TestCase):
         driver.delete(instance)
         neutron.delete_floatingip.assert_called_once_with("fip1")
         nova_client.servers.delete.assert_called_once_with("id1")
+
+
+class FlavorTuningTestCase(unittest.TestCase):
+
+    def test_extra_specs_name_the_tuned_platform(self):
+        facts = nova.flavor_tuning({"hw:mem_page_size": "large",
+                                    "hw:cpu_policy": "dedicated",
+                                    "quota:cpu_shares": "2048"})
+        self.assertEqual("cpu_policy-dedicated+mem_page_size-large+"
+                         "quota-cpu_shares-2048", facts["tuning"])
+        self.assertEqual("hw:cpu_policy=dedicated, hw:mem_page_size=large, "
+                         "quota:cpu_shares=2048",
+                         facts["flavor_extra_specs"])
+        platform = results.platform_of(
+            dict(facts, driver="nova", runtime="qemu", acceleration="kvm"),
+            "NovaInstances.boot_sysbench_delete", {})
+        self.assertEqual("nova-qemu-kvm+cpu_policy-dedicated+"
+                         "mem_page_size-large+quota-cpu_shares-2048",
+                         platform.label)
+
+    def test_a_plain_flavor_is_untuned(self):
+        self.assertEqual({"tuning": "none"}, nova.flavor_tuning({}))
+        platform = results.platform_of(
+            dict(nova.flavor_tuning({}), driver="nova", runtime="lxc"),
+            "NovaInstances.boot_sysbench_delete", {})
+        self.assertEqual("nova-lxc", platform.label)

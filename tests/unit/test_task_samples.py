@@ -148,6 +148,34 @@ class TaskFilesTestCase(unittest.TestCase):
         native = workloads["native, concurrency 4"][0]["scenario"]
         self.assertNotIn("host", native["NativeHost.sysbench"])
 
+    def test_cloud_task_tuned_kvm_flavor(self):
+        path = os.path.join(TASKS, "kvm_vs_docker.yaml")
+        specs = {"hw:cpu_policy": "dedicated", "quota:cpu_shares": "2048"}
+        config = self.render(path, platforms=["kvm", "kvm-tuned"],
+                             concurrency=[1], network="provider",
+                             boot_and_delete=False,
+                             kvm_flavor_extra_specs=specs)
+        workloads = {s["title"]: s["workloads"][0]
+                     for s in config["subtasks"]}
+        plain = workloads["kvm, concurrency 1"]
+        tuned = workloads["kvm-tuned, concurrency 1"]
+        args = tuned["scenario"]["NovaInstances.boot_sysbench_delete"]
+        self.assertEqual(({"name": "rcbench-kek-tuned"}, "provider"),
+                         (args["flavor"], args["network"]))
+        (flavor,) = tuned["contexts"]["flavors"]
+        self.assertEqual(("rcbench-kek-tuned", specs),
+                         (flavor["name"], flavor["extra_specs"]))
+        (flavor,) = plain["contexts"]["flavors"]
+        self.assertEqual("rcbench-kek", flavor["name"])
+        self.assertNotIn("extra_specs", flavor)
+        # An existing tuned flavor: used as it is, none made.
+        config = self.render(path, platforms=["kvm-tuned"], concurrency=[1],
+                             kvm_tuned_flavor="m1.pinned")
+        tuned = config["subtasks"][0]["workloads"][0]
+        self.assertNotIn("flavors", tuned["contexts"])
+        self.assertEqual({"name": "m1.pinned"}, tuned["scenario"][
+            "NovaInstances.boot_and_delete"]["flavor"])
+
     def test_cloud_task_native_baseline_over_ssh(self):
         path = os.path.join(TASKS, "kvm_vs_docker.yaml")
         config = self.render(path, platforms=["native"], concurrency=[1],

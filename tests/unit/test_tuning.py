@@ -1,11 +1,14 @@
 import os
+import tempfile
 import unittest
+from unittest import mock
 
 from rally import plugins as rally_plugins
 from rally.task import scenario
 
 from rally_container_bench.drivers import tuning
 from rally_container_bench.report import results
+from rally_container_bench.task import validators
 
 
 def errors(name, **args):
@@ -33,12 +36,19 @@ class ContainerTuningTestCase(unittest.TestCase):
 
     def test_vm_label_and_environment(self):
         tuned = tuning.from_dict({"disk_cache": "writeback",
-                                  "disk_bus": "scsi", "cpuset": "1"}, "kvm")
-        self.assertEqual("cache-writeback+scsi+cpuset1", tuned.label())
-        self.assertEqual({"tuning": "cache-writeback+scsi+cpuset1",
+                                  "disk_bus": "scsi", "cpuset": "1",
+                                  "hugepages": True}, "kvm")
+        self.assertEqual("cache-writeback+scsi+cpuset1+hugepages",
+                         tuned.label())
+        self.assertEqual({"tuning": "cache-writeback+scsi+cpuset1+hugepages",
                           "disk_cache": "writeback",
-                          "disk_bus": "virtio-scsi", "cpuset": "1"},
+                          "disk_bus": "virtio-scsi", "cpuset": "1",
+                          "memory_backing": "hugepages"},
                          tuned.describe())
+        self.assertEqual("anonymous", tuning.VmTuning().describe()
+                         ["memory_backing"])
+        with self.assertRaisesRegex(tuning.TuningError, "hugepages must be"):
+            tuning.from_dict({"hugepages": "yes"}, "kvm")
         self.assertTrue(tuning.from_dict({"disk_cache": "none"},
                                          "kvm").is_default)
         with self.assertRaisesRegex(tuning.TuningError,
@@ -82,7 +92,7 @@ class TuningValidationTestCase(unittest.TestCase):
 
     def test_each_kind_its_own_knobs(self):
         self.assertIn("unknown tuning knob(s) network for kvm; known: "
-                      "cpuset, disk_bus, disk_cache",
+                      "cpuset, disk_bus, disk_cache, hugepages",
                       errors(self.NAME, driver="kvm", tests=["quick-cpu"],
                              tuning={"network": "host"}))
         self.assertIn("unknown tuning knob(s) disk_cache for docker",
@@ -98,6 +108,28 @@ class TuningValidationTestCase(unittest.TestCase):
         self.assertIn("CPU(s) %d are not usable here" % beyond,
                       errors(self.NAME, driver="docker", tests=["quick-cpu"],
                              tuning={"cpuset": str(beyond)}))
+
+    def test_hugepages_must_be_reserved_first(self):
+        # Stand-in for /proc/meminfo: how many pages are free is the
+        # host's state, not something a unit test may change.
+        with mock.patch.object(validators, "huge_pages",
+                               return_value=(100, 2048)):
+            found = errors(self.NAME, driver="kvm", tests=["quick-cpu"],
+                           tuning={"hugepages": True})
+        self.assertIn("needs 512 free huge pages of 2048 KiB, this host has "
+                      "100: reserve them first", found)
+        with mock.patch.object(validators, "huge_pages",
+                               return_value=(512, 2048)):
+            self.assertNotIn("huge", errors(
+                self.NAME, driver="kvm", tests=["quick-cpu"],
+                tuning={"hugepages": True}))
+
+    def test_huge_pages_read_from_meminfo(self):
+        with tempfile.NamedTemporaryFile("w") as f:
+            f.write("MemTotal: 1 kB\nHugePages_Free:       7\n"
+                    "Hugepagesize:       2048 kB\n")
+            f.flush()
+            self.assertEqual((7, 2048), validators.huge_pages(f.name))
 
     def test_bad_knob_is_named(self):
         self.assertIn("tuning.network must be one of",

@@ -3,6 +3,7 @@
 import contextlib
 import functools
 
+from rally.common import logging
 from rally.common import validation
 from rally.task import types
 from rally_openstack.common import consts
@@ -13,6 +14,8 @@ from rally_container_bench import opts
 from rally_container_bench.task.scenarios import cloud
 from rally_container_bench.task.scenarios import phases
 from rally_container_bench.task.scenarios import sysbench_utils
+
+LOG = logging.getLogger(__name__)
 
 _CONTEXTS = {"cleanup@openstack": ["nova"],
              "rcbench_interrupt@default": {}}
@@ -69,11 +72,22 @@ class NovaInstancesScenario(cloud.CloudInstanceMixin,
         if admin_nova is not None:
             server = admin_nova.servers.get(instance.id)
             facts.update(nova_driver.hypervisor_facts(admin_nova, server))
+        facts.update(nova_driver.flavor_tuning(
+            self._extra_specs(admin_nova, driver.request.flavor)))
         runtime = facts.get("runtime") or hypervisor_type
         facts["runtime"] = runtime
         if runtime in _VM_RUNTIMES:
             facts["acceleration"] = self._acceleration(driver, instance)
         return facts
+
+    def _extra_specs(self, admin_nova, flavor):
+        """The flavor's extra specs ({} where they cannot be read)."""
+        nova = admin_nova or self.clients("nova")
+        try:
+            return nova.flavors.get(flavor).get_keys()
+        except Exception as e:  # a fact for the report, never a failure
+            LOG.warning("extra specs of flavor %s unreadable: %s", flavor, e)
+            return {}
 
     @staticmethod
     def _acceleration(driver, instance):
