@@ -10,7 +10,7 @@
     rcbench compare RALLY_JSON... --out DIR  the comparison report (HTML, CSV,
                                              JSON, Markdown) of exported tasks
     rcbench periodic|gate|promote ...        the periodic job (cli_periodic)
-    rcbench presets                          list the sysbench presets
+    rcbench presets                          list the presets of every tool
     rcbench sysbench-command PRESET --version 0.4.12 [--phase run]
                                              print the command a preset runs
     rcbench sysbench-parse FILE|-            parse a sysbench output to JSON
@@ -35,13 +35,15 @@ from rally_container_bench.report import summary
 from rally_container_bench.sysbench import command
 from rally_container_bench.sysbench import parse
 from rally_container_bench.sysbench import presets
+from rally_container_bench.workloads import tests as tests_lib
 
 
 def _presets(args):
-    for name in presets.NAMES:
-        fields = presets.get(name).to_dict()
-        print("%-22s %s" % (name, ", ".join(
-            "%s=%s" % item for item in sorted(fields.items()))))
+    """Every preset a tests list takes: sysbench, fio, iperf3, http."""
+    for name in tests_lib.names():
+        spec = tests_lib.resolve(name)
+        print("%-24s %-8s %s" % (name, spec.tool, ", ".join(
+            "%s=%s" % item for item in sorted(spec.to_dict().items()))))
     return 0
 
 
@@ -268,7 +270,8 @@ def build_parser():
 
     cli_periodic.add_parsers(sub)
 
-    p = sub.add_parser("presets", help="list the sysbench presets")
+    p = sub.add_parser("presets", help="list the presets of every tool "
+                       "(sysbench, fio, iperf3, http)")
     p.set_defaults(func=_presets)
 
     p = sub.add_parser("sysbench-command",

@@ -84,7 +84,10 @@ class PresetCommandsTestCase(unittest.TestCase):
         code, out, _ = run_cli("presets")
         self.assertEqual(0, code)
         self.assertIn("kek2015-fileio-rndwr", out)
-        self.assertEqual(14, len(out.splitlines()))
+        tools = [line.split()[1] for line in out.splitlines()]
+        self.assertEqual({"sysbench": 14, "fio": 5, "iperf3": 3, "http": 2},
+                         {tool: tools.count(tool) for tool in set(tools)})
+        self.assertIn("connections=16", out)
 
     def test_sysbench_command(self):
         code, out, _ = run_cli("sysbench-command", "kek2015-cpu",
