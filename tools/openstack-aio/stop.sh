@@ -35,6 +35,11 @@ if zun_enabled && docker info >/dev/null 2>&1; then
     mysql -e "DELETE FROM zun.network" >/dev/null 2>&1 || true
 fi
 
+# Without kuryr running, its plugin spec makes dockerd wait for it (15 s)
+# whenever it looks through its plugins: every anonymous volume (the
+# workdir_volume knob) took 15 s to create. zun.sh writes it again.
+rm -f /etc/docker/plugins/kuryr.spec
+
 mapfile -t names < <(aio_daemons | awk '{print $1}')
 for (( i=${#names[@]}-1; i>=0; i-- )); do
     aio_stop "${names[$i]}"
