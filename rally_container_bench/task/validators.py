@@ -383,6 +383,31 @@ class NetworkExistsValidator(validation.Validator):
                   % (self.param_name, value))
 
 
+@validation.add("required_platform", platform="openstack", users=True)
+@validation.configure(name="rcbench_volume_type_exists",
+                      platform="openstack")
+class VolumeTypeExistsValidator(validation.Validator):
+    """The volume type argument (a name or id), if given, is Cinder's."""
+
+    def __init__(self, param_name):
+        super().__init__()
+        self.param_name = param_name
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        from rally_container_bench.drivers import base
+        from rally_container_bench.drivers import cinder
+
+        value = _arg(config, self.param_name)
+        if not value:
+            return
+        clients = context["users"][0]["credential"].clients()
+        try:
+            cinder.CinderVolumes(clients.cinder(), None, None).check_type(
+                value)
+        except base.DriverError as e:
+            self.fail("%s: %s" % (self.param_name, e))
+
+
 @validation.configure(name="rcbench_lifecycle_ready")
 class LifecycleReadyValidator(validation.Validator):
     """The lifecycle runtime answers, its image is built, VMs fit.

@@ -176,6 +176,31 @@ class TaskFilesTestCase(unittest.TestCase):
         self.assertEqual({"name": "m1.pinned"}, tuned["scenario"][
             "NovaInstances.boot_and_delete"]["flavor"])
 
+    def test_cloud_task_kvm_on_a_volume(self):
+        path = os.path.join(TASKS, "kvm_vs_docker.yaml")
+        config = self.render(path, platforms=["kvm", "kvm-volume"],
+                             concurrency=[1], flavor_disk=20,
+                             volume_type="ceph")
+        workloads = {s["title"]: [w["scenario"] for w in s["workloads"]]
+                     for s in config["subtasks"]}
+        # kvm-volume boots as kvm does: no second boot_and_delete.
+        (volume,) = workloads["kvm-volume, concurrency 1"]
+        args = volume["NovaInstances.boot_volume_sysbench_delete"]
+        self.assertEqual((20, "ceph"), (args["volume_size"],
+                                        args["volume_type"]))
+        plain = workloads["kvm, concurrency 1"]
+        self.assertEqual(["NovaInstances.boot_and_delete",
+                          "NovaInstances.boot_sysbench_delete"],
+                         [list(w)[0] for w in plain])
+        self.assertNotIn("volume_size",
+                         plain[1]["NovaInstances.boot_sysbench_delete"])
+        config = self.render(path, platforms=["kvm-volume"],
+                             concurrency=[1], volume_size=3)
+        args = config["subtasks"][0]["workloads"][0]["scenario"][
+            "NovaInstances.boot_volume_sysbench_delete"]
+        self.assertEqual(3, args["volume_size"])
+        self.assertNotIn("volume_type", args)
+
     def test_cloud_task_native_baseline_over_ssh(self):
         path = os.path.join(TASKS, "kvm_vs_docker.yaml")
         config = self.render(path, platforms=["native"], concurrency=[1],

@@ -45,6 +45,9 @@ EOF
     if zun_enabled; then
         zun_daemons
     fi
+    if cinder_enabled; then
+        cinder_daemons
+    fi
 }
 
 aio_log() {

@@ -16,4 +16,4 @@ AIO_PACKAGES=(
 # Packages that would ask to configure their database, register an
 # endpoint or create an admin: setup.sh does it, the same way every time.
 AIO_DEBCONF_PACKAGES=(keystone glance placement-api placement-common
-    nova-common nova-api neutron-common neutron-api)
+    nova-common nova-api neutron-common neutron-api cinder-common cinder-api)

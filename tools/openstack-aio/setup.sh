@@ -15,7 +15,8 @@
 # Writes /etc/rcbench-aio/openrc (admin credentials, mode 600) and
 # /etc/rcbench-aio/rally-env.json (`rally env create --spec`).
 # Environment: AIO_VIRT_TYPE=kvm on hosts with hardware virtualization
-# (default qemu: TCG), AIO_ZUN=0 to leave Zun out (zun.sh), RCBENCH (the
+# (default qemu: TCG), AIO_ZUN=0 to leave Zun out (zun.sh), AIO_CINDER=0
+# to leave Cinder and its Ceph out (cinder.sh), RCBENCH (the
 # rcbench command that starts libvirtd and dockerd).
 set -Eeuo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,6 +29,8 @@ source "$here/packages.sh"
 source "$here/configure.sh"
 # shellcheck source=zun.sh
 source "$here/zun.sh"
+# shellcheck source=cinder.sh
+source "$here/cinder.sh"
 rcbench=${RCBENCH:-$top/.venv/bin/rcbench}
 lxc_roots=/var/lib/nova/instances-lxc
 started=$(date +%s)
@@ -45,8 +48,11 @@ grep -q bookworm /etc/os-release \
 [ -x "$rcbench" ] || { echo "setup.sh: $rcbench is missing (tools/install-deps.sh)" >&2; exit 1; }
 
 install_packages() {
-    local missing=() pkg
-    for pkg in "${AIO_PACKAGES[@]}"; do
+    local missing=() pkg wanted=("${AIO_PACKAGES[@]}")
+    if cinder_enabled; then
+        wanted+=("${AIO_CINDER_PACKAGES[@]}")
+    fi
+    for pkg in "${wanted[@]}"; do
         dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" \
             || missing+=("$pkg")
     done
@@ -140,6 +146,9 @@ sync_databases() {
     if zun_enabled; then
         zun_database
     fi
+    if cinder_enabled; then
+        cinder_database
+    fi
 }
 
 write_openrc() {
@@ -183,8 +192,14 @@ register_services() {
         os_ user set --password "$SERVICE_PASS" "$user"
         os_ role add --project service --user "$user" admin
     done
-    # The "service" role: nova and neutron send service tokens.
+    # The "service" role: nova and neutron send service tokens. Cinder
+    # lets Nova delete a volume attachment only with a service token whose
+    # user has it (the OSSA-2023-003 fix; else HTTP 409
+    # ConflictNovaUsingAttachment and the volume stays in-use).
     os_ role show service >/dev/null 2>&1 || os_ role create service >/dev/null
+    for user in nova neutron; do
+        os_ role add --project service --user "$user" service
+    done
     local line name type port
     while read -r name type port; do
         os_ service show "$type" >/dev/null 2>&1 \
@@ -203,6 +218,9 @@ neutron network 9696
 EOF
     if zun_enabled; then
         zun_register
+    fi
+    if cinder_enabled; then
+        cinder_register
     fi
 }
 
@@ -256,6 +274,12 @@ start_daemons() {
             "$rcbench" engines start docker >/dev/null
             ;;
         zun-api) wait_port zun "$AIO_ZUN_PORT" ;;
+        ceph-mon)
+            wait_port ceph-mon 6789
+            quiet ceph_osd_prepare
+            ;;
+        ceph-osd) quiet ceph_pool ;;
+        cinder-api) wait_port cinder "$AIO_CINDER_PORT" ;;
         esac
     done < <(aio_daemons)
 }
@@ -313,6 +337,9 @@ aio_configure
 if zun_enabled; then
     zun_configure
 fi
+if cinder_enabled; then
+    cinder_configure
+fi
 provider_link
 start_backends
 aio_log "database schemas"
@@ -329,6 +356,9 @@ wait_for "both nova-compute services up" 180 computes_up
 quiet as nova nova-manage cell_v2 discover_hosts
 if zun_enabled; then
     wait_for "zun-compute up" 120 zun_compute_up
+fi
+if cinder_enabled; then
+    wait_for "cinder-volume up" 120 cinder_volume_up
 fi
 aio_log "ready in $(( $(date +%s) - started )) s: source $AIO_ETC/openrc;" \
     "rally env create --name aio --spec $AIO_ETC/rally-env.json"

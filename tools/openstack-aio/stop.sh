@@ -13,6 +13,8 @@ top=$(cd "$here/../.." && pwd)
 source "$here/common.sh"
 # shellcheck source=zun.sh
 source "$here/zun.sh"
+# shellcheck source=cinder.sh
+source "$here/cinder.sh"
 rcbench=${RCBENCH:-$top/.venv/bin/rcbench}
 purge=false
 [ "${1:-}" = --purge ] && purge=true
@@ -93,11 +95,12 @@ epmd -kill >/dev/null 2>&1
 if $purge; then
     aio_log "purging databases, images and instance files"
     /etc/init.d/mariadb start >/dev/null 2>&1
-    for name in keystone glance placement nova_api nova nova_cell0 neutron zun; do
+    for name in keystone glance placement nova_api nova nova_cell0 neutron zun cinder; do
         mysql -u root -e "DROP DATABASE IF EXISTS $name"
     done
     rm -rf /var/lib/nova/instances-* /var/lib/glance/images/* /etc/keystone/fernet-keys \
-        /etc/keystone/credential-keys /var/lib/neutron/dhcp /var/lib/zun/images
+        /etc/keystone/credential-keys /var/lib/neutron/dhcp /var/lib/zun/images \
+        "$AIO_CEPH_DIR"
 fi
 /etc/init.d/mariadb stop >/dev/null 2>&1
 /etc/init.d/memcached stop >/dev/null 2>&1

@@ -101,7 +101,7 @@ class NovaInstancesScenario(cloud.CloudInstanceMixin,
         return "kvm" if "kvm-clock" in result.stdout else "tcg"
 
 
-def _validators(cls):
+def validators(cls):
     """The validators every NovaInstances scenario has."""
     for add in reversed([
             validation.add("required_services",
@@ -128,7 +128,7 @@ def _validators(cls):
 
 @types.convert(flavor={"type": "nova_flavor"},
                image={"type": "glance_image"})
-@_validators
+@validators
 @scenario.configure(name="NovaInstances.boot_and_delete",
                     platform="openstack", context=_CONTEXTS)
 class BootAndDelete(NovaInstancesScenario):
@@ -169,7 +169,7 @@ class BootAndDelete(NovaInstancesScenario):
 
 @types.convert(flavor={"type": "nova_flavor"},
                image={"type": "glance_image"})
-@_validators
+@validators
 @validation.add("rcbench_sysbench_tests", param_name="tests")
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
 @scenario.configure(name="NovaInstances.boot_sysbench_delete",
