@@ -86,9 +86,10 @@ class RallyHome(object):
                                     proc.stdout[-3000:], proc.stderr[-3000:]))
         return proc
 
-    def start(self, task_file, *extra):
+    def start(self, task_file, *extra, timeout=900):
         """Run a task to its end; return (uuid, stdout)."""
-        proc = self.rally("task", "start", task_file, *extra, check=False)
+        proc = self.rally("task", "start", task_file, *extra, check=False,
+                          timeout=timeout)
         match = _UUID_RE.search(proc.stdout + proc.stderr)
         if not match:
             raise AssertionError("no task started:\n%s\n%s"

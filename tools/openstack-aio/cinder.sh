@@ -142,25 +142,15 @@ cinder_database() {
     as cinder cinder-manage db sync
 }
 
-# Rally looks Cinder up as block-storage, Nova as volumev3: one endpoint,
-# both service types.
+# register.py's lines for Cinder. Rally looks it up as block-storage,
+# Nova as volumev3: one endpoint, both service types.
 cinder_register() {
-    openstack user show cinder >/dev/null 2>&1 \
-        || openstack user create --domain default cinder >/dev/null
-    openstack user set --password "$SERVICE_PASS" cinder
-    openstack role add --project service --user cinder admin
-    local name type interface
-    for name in cinder:block-storage cinderv3:volumev3; do
-        type=${name#*:}
-        openstack service show "$type" >/dev/null 2>&1 \
-            || openstack service create --name "${name%%:*}" "$type" >/dev/null
-        if [ -z "$(openstack endpoint list --service "$type" -f value -c ID)" ]; then
-            for interface in public internal admin; do
-                openstack endpoint create --region RegionOne "$type" "$interface" \
-                    "http://127.0.0.1:$AIO_CINDER_PORT/v3/%(project_id)s" >/dev/null
-            done
-        fi
-    done
+    local url="http://127.0.0.1:$AIO_CINDER_PORT/v3/%(project_id)s"
+    cat <<EOF
+user cinder
+service cinder block-storage $url
+service cinderv3 volumev3 $url
+EOF
 }
 
 cinder_volume_up() {

@@ -178,50 +178,34 @@ EOF
     umask 022
 }
 
-os_() { openstack "$@"; }
-
+# Service users, services and endpoints: one Python process
+# (register.py; an `openstack` command per item took ~5 min here), with
+# Debian's python3 and its keystoneclient (python3-openstackclient's).
+# nova and neutron also get the "service" role: they send service tokens,
+# and Cinder lets Nova delete a volume attachment only with a service
+# token whose user has it (the OSSA-2023-003 fix; else HTTP 409
+# ConflictNovaUsingAttachment and the volume stays in-use).
 register_services() {
     # shellcheck disable=SC1091
     source "$AIO_ETC/openrc"
-    os_ project show service >/dev/null 2>&1 \
-        || os_ project create --domain default service >/dev/null
-    local user
-    for user in glance placement nova neutron; do
-        os_ user show "$user" >/dev/null 2>&1 \
-            || os_ user create --domain default "$user" >/dev/null
-        os_ user set --password "$SERVICE_PASS" "$user"
-        os_ role add --project service --user "$user" admin
-    done
-    # The "service" role: nova and neutron send service tokens. Cinder
-    # lets Nova delete a volume attachment only with a service token whose
-    # user has it (the OSSA-2023-003 fix; else HTTP 409
-    # ConflictNovaUsingAttachment and the volume stays in-use).
-    os_ role show service >/dev/null 2>&1 || os_ role create service >/dev/null
-    for user in nova neutron; do
-        os_ role add --project service --user "$user" service
-    done
-    local line name type port
-    while read -r name type port; do
-        os_ service show "$type" >/dev/null 2>&1 \
-            || os_ service create --name "$name" "$type" >/dev/null
-        if [ -z "$(os_ endpoint list --service "$type" -f value -c ID)" ]; then
-            for line in public internal admin; do
-                os_ endpoint create --region RegionOne "$type" "$line" \
-                    "http://127.0.0.1:$port$( [ "$type" = compute ] && echo /v2.1)" >/dev/null
-            done
-        fi
-    done <<EOF
-glance image 9292
-placement placement 8778
-nova compute 8774
-neutron network 9696
+    {
+        cat <<EOF
+user glance
+user placement
+user nova service
+user neutron service
+service glance image http://127.0.0.1:9292
+service placement placement http://127.0.0.1:8778
+service nova compute http://127.0.0.1:8774/v2.1
+service neutron network http://127.0.0.1:9696
 EOF
-    if zun_enabled; then
-        zun_register
-    fi
-    if cinder_enabled; then
-        cinder_register
-    fi
+        if zun_enabled; then
+            zun_register
+        fi
+        if cinder_enabled; then
+            cinder_register
+        fi
+    } | SERVICE_PASS=$SERVICE_PASS /usr/bin/python3 "$here/register.py"
 }
 
 libvirtd_sees_lxc_roots() {

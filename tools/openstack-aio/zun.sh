@@ -121,20 +121,11 @@ zun_database() {
     "$AIO_ZUN_VENV/bin/zun-db-manage" --config-file /etc/zun/zun.conf upgrade
 }
 
+# register.py's lines for Zun (setup.sh's register_services).
 zun_register() {
-    local user
-    for user in zun kuryr; do
-        openstack user show "$user" >/dev/null 2>&1 \
-            || openstack user create --domain default "$user" >/dev/null
-        openstack user set --password "$SERVICE_PASS" "$user"
-        openstack role add --project service --user "$user" admin
-    done
-    openstack service show container >/dev/null 2>&1 \
-        || openstack service create --name zun container >/dev/null
-    if [ -z "$(openstack endpoint list --service container -f value -c ID)" ]; then
-        for user in public internal admin; do
-            openstack endpoint create --region RegionOne container "$user" \
-                "http://127.0.0.1:$AIO_ZUN_PORT/v1" >/dev/null
-        done
-    fi
+    cat <<EOF
+user zun
+user kuryr
+service zun container http://127.0.0.1:$AIO_ZUN_PORT/v1
+EOF
 }
