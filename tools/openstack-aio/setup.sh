@@ -340,6 +340,9 @@ wait_for "both nova-compute services up" 180 computes_up
 quiet as nova nova-manage cell_v2 discover_hosts
 if zun_enabled; then
     wait_for "zun-compute up" 120 zun_compute_up
+    # Rows a machine kept from an earlier cloud whose Docker networks went
+    # (a killed stop.sh, a reset dockerd) would fail every Zun container.
+    zun_forget_stale_networks
 fi
 if cinder_enabled; then
     wait_for "cinder-volume up" 120 cinder_volume_up

@@ -21,20 +21,10 @@ purge=false
 
 [ "$(id -u)" = 0 ] || { echo "stop.sh: run as root" >&2; exit 1; }
 
-# Zun's containers (Docker names them zun-<uuid>) and kuryr's Docker
-# networks, while kuryr-libnetwork still answers for them (a dockerd with
-# kuryr networks and no kuryr stalls on them). Zun's rows of those networks
-# go too: Zun would otherwise believe them there and fail every container
-# on them with "A network with UUID ... already exists".
-if zun_enabled && docker info >/dev/null 2>&1; then
-    for container in $(docker ps -aq --filter name=^zun-); do
-        docker rm -f "$container" >/dev/null 2>&1 \
-            && aio_log "removed leftover Zun container $container"
-    done
-    for network in $(docker network ls -q --filter driver=kuryr); do
-        docker network rm "$network" >/dev/null 2>&1
-    done
-    mysql -e "DELETE FROM zun.network" >/dev/null 2>&1 || true
+# While kuryr-libnetwork still answers for its networks (a dockerd with
+# kuryr networks and no kuryr stalls on them).
+if zun_enabled; then
+    zun_forget_networks
 fi
 
 # Without kuryr running, its plugin spec makes dockerd wait for it (15 s)
