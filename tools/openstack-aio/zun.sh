@@ -130,11 +130,24 @@ service zun container http://127.0.0.1:$AIO_ZUN_PORT/v1
 EOF
 }
 
+# Zun's rows whose Docker network is gone: such a row makes every container
+# on that Neutron network fail with "A network with UUID ... already
+# exists" (Zun tries to make the network again and trips on its own row).
+# setup.sh calls it alone: a cloud being reused keeps its containers and
+# their networks.
+zun_forget_stale_networks() {
+    local name
+    docker info >/dev/null 2>&1 || return 0
+    for name in $(mysql -N -e "SELECT DISTINCT name FROM zun.network" 2>/dev/null); do
+        [[ $name =~ ^[0-9a-f-]+$ ]] || continue
+        docker network inspect "$name" >/dev/null 2>&1 && continue
+        mysql -e "DELETE FROM zun.network WHERE name = '$name'" \
+            && aio_log "forgot Zun's network $name (Docker has it no more)"
+    done
+}
+
 # Zun's leftover containers (Docker names them zun-<uuid>), kuryr's Docker
-# networks and Zun's rows of those networks, all together: a row whose
-# Docker network is gone makes every container on that Neutron network fail
-# with "A network with UUID ... already exists" (Zun tries to make the
-# network again and trips on its own row). Needs kuryr-libnetwork running.
+# networks, then Zun's rows of them. Needs kuryr-libnetwork running.
 zun_forget_networks() {
     local container network
     docker info >/dev/null 2>&1 || return 0
@@ -145,18 +158,5 @@ zun_forget_networks() {
     for network in $(docker network ls -q --filter driver=kuryr); do
         docker network rm "$network" >/dev/null 2>&1
     done
-    mysql -e "DELETE FROM zun.network" >/dev/null 2>&1 || true
-}
-
-# Only Zun's rows whose Docker network is gone (setup.sh: a cloud being
-# reused keeps its containers and their networks).
-zun_forget_stale_networks() {
-    local name
-    docker info >/dev/null 2>&1 || return 0
-    for name in $(mysql -N -e "SELECT DISTINCT name FROM zun.network" 2>/dev/null); do
-        [[ $name =~ ^[0-9a-f-]+$ ]] || continue
-        docker network inspect "$name" >/dev/null 2>&1 && continue
-        mysql -e "DELETE FROM zun.network WHERE name = '$name'" \
-            && aio_log "forgot Zun's network $name (Docker has it no more)"
-    done
+    zun_forget_stale_networks
 }
