@@ -9,7 +9,7 @@
     rcbench summary RALLY_JSON [--expect ...] one line per platform and step
     rcbench compare RALLY_JSON... --out DIR  the comparison report (HTML, CSV,
                                              JSON, Markdown) of exported tasks
-    rcbench periodic|gate|promote ...        the periodic job (cli_periodic)
+    rcbench periodic|gate|diff|promote ...   the periodic job; run vs run
     rcbench presets                          list the presets of every tool
     rcbench sysbench-command PRESET --version 0.4.12 [--phase run]
                                              print the command a preset runs
@@ -112,11 +112,15 @@ def _images_build(args):
     return 0
 
 
+STARTED_HERE = "engines started by this call:"
+
+
 def _engines(args):
     conf = opts.register()
     known = daemons.daemons(conf)
     names = args.engines or sorted(known)
     failed = False
+    started_here = []
     for name in names:
         if name not in known:
             raise ValueError("no daemon to manage for %r; known: %s"
@@ -127,6 +131,8 @@ def _engines(args):
                 started = daemon.start()
                 print("%s: %s" % (daemon.name, "started" if started
                                   else "already running"))
+                if started and name not in started_here:
+                    started_here.append(name)
                 if started and daemon.after_start:
                     daemon.after_start(print)
         else:
@@ -143,6 +149,9 @@ def _engines(args):
                 stopped = daemon.stop()
                 print("%s: %s" % (daemon.name, "stopped" if stopped
                                   else "not started by rcbench"))
+    if args.action == "start":
+        # What a script stops at its end: not the daemons others started.
+        print("%s %s" % (STARTED_HERE, " ".join(started_here)))
     return 1 if failed else 0
 
 
@@ -199,14 +208,16 @@ def _compare(args):
     from rally_container_bench.report import comparison
     from rally_container_bench.report import render
 
-    documents = []
-    for path in args.files:
-        with open(path) as f:
-            try:
-                documents.append(json.load(f))
-            except ValueError as e:
-                raise ValueError("%s is not JSON: %s" % (path, e))
-    report = comparison.build(documents, title=args.title)
+    margins = {"default": args.margin}
+    for item in args.margin_for or []:
+        kind, _, value = item.partition("=")
+        kinds = sorted({k for k, _ in comparison.KINDS} | {"phase"})
+        if kind not in kinds or not value:
+            raise ValueError("--margin-for %s: give KIND=FRACTION, KIND one "
+                             "of %s" % (item, ", ".join(kinds)))
+        margins[kind] = float(value)
+    report = comparison.build(cli_periodic.documents(*args.files),
+                              title=args.title, margins=margins)
     os.makedirs(args.out, exist_ok=True)
     for path, text in render.files(report, args.out).items():
         with open(path, "w") as f:
@@ -266,6 +277,12 @@ def build_parser():
     p.add_argument("--out", required=True, metavar="DIR",
                    help="directory for the four files (created)")
     p.add_argument("--title", help="the report's title")
+    p.add_argument("--margin", type=float, default=0.02,
+                   help="equivalence margin of the verdicts (default 0.02: "
+                        "within +-2 %% of native is equivalent)")
+    p.add_argument("--margin-for", action="append", metavar="KIND=FRACTION",
+                   help="the margin of one kind of metric: cpu, memory, "
+                        "disk, network, footprint, phase (repeatable)")
     p.set_defaults(func=_compare)
 
     cli_periodic.add_parsers(sub)

@@ -4,6 +4,8 @@
                      [--env NAME | --env-spec F | --from-sysenv]
                      [--baseline F [--thresholds F] [--promote]]
     rcbench gate BASELINE_JSON CANDIDATE_JSON [--thresholds F] [--all]
+    rcbench diff BASELINE_JSON CANDIDATE_JSON [--floor F | --thresholds F]
+                 [--out DIR]
     rcbench promote RUN_DIR BASELINE_JSON
 """
 
@@ -26,17 +28,48 @@ def _periodic(args):
     return periodic.run(options, log=lambda line: print(line, flush=True))
 
 
+def documents(*paths):
+    """The JSON documents in paths (ValueError naming one that is not)."""
+    found = []
+    for path in paths:
+        with open(path) as f:
+            try:
+                found.append(json.load(f))
+            except ValueError as e:
+                raise ValueError("%s is not JSON: %s" % (path, e))
+    return found
+
+
+def _diff(args):
+    from rally_container_bench.report import diff
+    from rally_container_bench.report import gate
+    baseline, candidate = documents(args.baseline, args.candidate)
+    if args.thresholds:
+        limits = gate.Thresholds.load(args.thresholds)
+        floor_of, ignored = limits.of, limits.ignored
+    else:
+        floor_of, ignored = (lambda metric: args.floor), None
+    changes, only, failed = diff.compare([baseline], [candidate],
+                                         floor_of=floor_of, ignored=ignored)
+    text = diff.format_changes(changes, only, failed,
+                               everything=not args.changes_only)
+    print(text)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "diff.txt"), "w") as f:
+            f.write(diff.format_changes(changes, only, failed) + "\n")
+        with open(os.path.join(args.out, "diff.json"), "w") as f:
+            json.dump({"changes": [c._asdict() for c in changes],
+                       "only": {k: [list(key) for key in v]
+                                for k, v in only.items()}}, f, indent=2)
+    return 0
+
+
 def _gate(args):
     from rally_container_bench.report import gate
     thresholds = gate.Thresholds.load(args.thresholds)
-    documents = []
-    for path in (args.baseline, args.candidate):
-        with open(path) as f:
-            try:
-                documents.append(json.load(f))
-            except ValueError as e:
-                raise ValueError("%s is not JSON: %s" % (path, e))
-    findings, only, failed = gate.compare([documents[0]], [documents[1]],
+    baseline, candidate = documents(args.baseline, args.candidate)
+    findings, only, failed = gate.compare([baseline], [candidate],
                                           thresholds)
     print(gate.format_findings(findings, only, failed,
                                everything=args.all))
@@ -95,6 +128,22 @@ def add_parsers(sub):
     p.add_argument("--all", action="store_true",
                    help="list every comparison, not only regressions")
     p.set_defaults(func=_gate)
+
+    p = sub.add_parser("diff", help="a run against another of the same "
+                       "platforms: change, CI, test and verdict per cell")
+    p.add_argument("baseline", metavar="BASELINE_JSON")
+    p.add_argument("candidate", metavar="CANDIDATE_JSON")
+    p.add_argument("--floor", type=float, default=0.05,
+                   help="effect floor: a change within it is no change "
+                        "(default 0.05, 5 %%)")
+    p.add_argument("--thresholds", metavar="YAML",
+                   help="per-metric floors (the gate's thresholds file) "
+                        "instead of --floor")
+    p.add_argument("--changes-only", action="store_true",
+                   help="list only the cells that got worse or better")
+    p.add_argument("--out", metavar="DIR",
+                   help="also write diff.txt and diff.json there")
+    p.set_defaults(func=_diff)
 
     p = sub.add_parser("promote", help="make a periodic run the baseline")
     p.add_argument("run_dir", metavar="RUN_DIR")

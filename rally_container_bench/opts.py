@@ -36,6 +36,13 @@ OPTS = [
     cfg.FloatOpt("ssh_poll_interval", default=0.1, min=0.01,
                  help="Seconds between two SSH login attempts (the network "
                       "phase hides up to one interval)."),
+    cfg.FloatOpt("ssh_key_refused_timeout", default=5.0, min=0,
+                 help="Seconds a guest's sshd may go on refusing the key "
+                      "before the network phase fails with \"refused the "
+                      "key\" instead of waiting for ssh_timeout. The "
+                      "guest image has its key built in; raise this for "
+                      "an image of your own that installs the key after "
+                      "sshd starts (cloud-init)."),
     cfg.FloatOpt("delete_timeout", default=300.0, min=1,
                  help="Seconds an instance may take to be gone after the "
                       "delete request (phase 'delete')."),
@@ -54,6 +61,11 @@ OPTS = [
                sample_default="~/.cache/rally-container-bench",
                help="Where offline-built guest images and the sysbench "
                     "0.4.12 build are cached."),
+    cfg.StrOpt("daemon_state_dir", default="/run/rcbench",
+               help="Where rcbench engines start keeps the pid files and "
+                    "logs of the daemons it starts (dockerd, libvirtd, "
+                    "containerd, podman's namespace holder). Host-wide, "
+                    "not per user: every HOME must find the same daemons."),
     cfg.StrOpt("docker_url", default="unix:///var/run/docker.sock",
                help="Docker Engine API endpoint of the local docker driver."),
     cfg.StrOpt("docker_network", default="bridge",
@@ -62,6 +74,11 @@ OPTS = [
                     "its own bridge, MTU or firewall rules."),
     cfg.StrOpt("podman_url", default="unix:///run/podman/podman.sock",
                help="Podman API endpoint of the local podman driver."),
+    cfg.StrOpt("containerd_state_dir", default="/run/rcbench-containerd",
+               help="State directory of rcbench's own containerd (the "
+                    "lifecycle runtimes containerd and cri-containerd): "
+                    "its socket is containerd.sock there. Docker's "
+                    "containerd is never used."),
     cfg.StrOpt("libvirt_uri", default="qemu:///system",
                help="libvirt connection URI of the local kvm driver."),
     cfg.StrOpt("vm_acceleration", default="auto",
@@ -88,6 +105,21 @@ OPTS = [
                     "that the guest grows into at boot (KEK's flavor had "
                     "10; the KEK fileio presets write 8 GiB)."),
 ]
+
+
+def resolved_dir(path):
+    """path with ~ expanded and every symlink resolved.
+
+    Runtimes refuse some paths under a symlinked directory (runc: "invalid
+    rootfs: not an absolute path, or a symlink"), so every path handed to
+    one is built on this.
+    """
+    return os.path.realpath(os.path.expanduser(path))
+
+
+def cache_path(conf, *parts):
+    """A path under [container_bench] image_cache_dir, resolved."""
+    return os.path.join(resolved_dir(conf.image_cache_dir), *parts)
 
 
 def list_opts():

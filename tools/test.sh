@@ -12,7 +12,7 @@ venv="${RCBENCH_VENV:-$top/.venv}"
 # shellcheck source=tools/engines.sh
 . "$top/tools/engines.sh"
 log=$(mktemp)
-trap 'rm -f "$log"; "$venv/bin/rcbench" engines stop >/dev/null' EXIT
+trap 'rm -f "$log"; stop_started_engines' EXIT
 set +e
 "$venv/bin/tox" -e "$envs" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}

@@ -16,6 +16,8 @@ import socket
 import subprocess
 import time
 
+from rally_container_bench import abort
+
 
 class DriverError(Exception):
     """An engine operation failed; the message says which and why."""
@@ -72,16 +74,18 @@ class Executor(abc.ABC):
 def wait_until(done, timeout, interval, what):
     """Call done() until it returns a true value, and return that value.
 
-    DriverError("<what> ... within N s") when timeout passes first.
+    DriverError("<what> ... within N s") when timeout passes first;
+    abort.Aborted as soon as the task is aborted (unless shielded).
     """
     deadline = time.monotonic() + timeout
     while True:
+        abort.check(what)
         result = done()
         if result:
             return result
         if time.monotonic() > deadline:
             raise DriverError("%s: not within %s s" % (what, timeout))
-        time.sleep(interval)
+        abort.sleep(interval)
 
 
 def wait_pingable(address, timeout, interval, what):
@@ -130,24 +134,29 @@ SERVICE_PORTS = {"iperf3": 5201, "http": 8080}
 class Endpoint:
     """Where a server inside an instance is reached from the Rally host.
 
-    It listens on listen_port inside; the host connects to host:port (the
-    same port, a NAT address or a port forward).
+    It listens on listen_port inside (on listen_address, where the
+    instance shares the host's network namespace: else on every address
+    of its own namespace); the host connects to host:port (the same port,
+    a NAT address or a port forward).
     """
 
     listen_port: int
     host: str
     port: int
+    listen_address: str | None = None
 
 
 def host_network_endpoint(ports, service):
     """The Endpoint of an instance in the host's network namespace.
 
     A free port per service and instance (ports: its cache), so
-    concurrent instances never share one.
+    concurrent instances never share one. The server listens on
+    loopback only: nothing of a test is reachable from another host.
     """
     if service not in ports:
         ports[service] = free_port()
-    return Endpoint(ports[service], "127.0.0.1", ports[service])
+    return Endpoint(ports[service], "127.0.0.1", ports[service],
+                    listen_address="127.0.0.1")
 
 
 @dataclasses.dataclass
@@ -182,6 +191,9 @@ class Driver(abc.ABC):
     tuning = None
     #: where tests write their files inside an instance, unless told
     default_workdir = "/root"
+    #: the instance runs a kernel of its own (a VM): its /proc/uptime at
+    #: the first login is its boot time, measured inside
+    own_kernel = False
 
     def __init__(self, image, conf):
         self.image = image
@@ -205,12 +217,15 @@ class Driver(abc.ABC):
         """Return when an SSH login to the instance succeeds."""
         from rally_container_bench.drivers import ssh
         ssh.wait_for_login(self.executor(instance), timeout,
-                           self.conf.ssh_poll_interval)
+                           self.conf.ssh_poll_interval,
+                           self.conf.ssh_key_refused_timeout)
 
     def executor(self, instance):
         from rally_container_bench.drivers import ssh
         return ssh.SSHExecutor(instance, self.image.read_private_key(),
-                               kind=self.name)
+                               kind=self.name,
+                               key_origin="the guest image in %s"
+                               % self.image.dir)
 
     def endpoint(self, instance, service):
         """Where the Rally host reaches a server inside the instance.

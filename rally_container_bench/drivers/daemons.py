@@ -3,7 +3,9 @@
 On an ordinary host systemd runs dockerd and libvirtd; on hosts without an
 init system (containers, CI sandboxes) ``rcbench engines start`` does. A
 daemon started here is detached (its own session) and its pid is kept in
-<cache>/daemons/<name>.pid so ``rcbench engines stop`` stops exactly what
+<daemon_state_dir>/<name>.pid (host-wide, /run/rcbench by default: a
+second user's HOME must find the daemons the first one started, not start
+its own) so ``rcbench engines stop`` stops exactly what
 was started here and nothing else.
 
 Detached daemons are re-parented to PID 1, which may never reap them: a
@@ -11,6 +13,7 @@ stopped daemon can linger as a zombie, so liveness is read from
 /proc/PID/stat (state Z = gone), never from ``kill -0``.
 """
 
+import functools
 import grp
 import os
 import signal
@@ -19,6 +22,7 @@ import subprocess
 import time
 
 from rally_container_bench.drivers import base
+from rally_container_bench import opts
 
 
 class Daemon(object):
@@ -27,11 +31,11 @@ class Daemon(object):
     Without ``answers`` it answers while the process started here runs.
     """
 
-    def __init__(self, name, argv, cache_dir, answers=None, prepare=None,
+    def __init__(self, name, argv, state_dir, answers=None, prepare=None,
                  after_start=None, before_stop=None, own_pidfiles=()):
         self.name = name
         self.argv = argv
-        self.cache_dir = cache_dir
+        self.state_dir = state_dir
         self.answers = answers or (lambda: self.started_pid() is not None)
         self.prepare = prepare
         # after_start(report) / before_stop(report): engine housekeeping
@@ -44,8 +48,7 @@ class Daemon(object):
         self.own_pidfiles = own_pidfiles
 
     def _files(self):
-        directory = os.path.join(os.path.expanduser(self.cache_dir),
-                                 "daemons")
+        directory = opts.resolved_dir(self.state_dir)
         os.makedirs(directory, exist_ok=True)
         return (os.path.join(directory, self.name + ".pid"),
                 os.path.join(directory, self.name + ".log"))
@@ -148,11 +151,13 @@ def _podman_housekeeping(conf, name):
     return run
 
 
+@functools.lru_cache(maxsize=None)
 def hybrid_cgroups():
     """True on the hybrid cgroup layout (crun 1.8, libvirt-LXC refuse it).
 
     Hybrid: cgroup v1 controllers plus a cgroup2 mount at
-    /sys/fs/cgroup/unified.
+    /sys/fs/cgroup/unified. Read once per process: every podman command
+    asks.
     """
     try:
         with open("/proc/self/mountinfo") as f:
@@ -217,16 +222,25 @@ def mount_hugetlbfs(mounts="/proc/mounts", target="/dev/hugepages"):
                    capture_output=True)
 
 
-def _before_libvirtd():
-    share_kvm_device()
-    mount_hugetlbfs()
+def _before_libvirtd(cache):
+    def prepare():
+        share_kvm_device()
+        mount_hugetlbfs()
+        write_libvirtd_config(cache)
+    return prepare
 
 
 def _libvirtd_config(cache):
-    """libvirtd's config: local socket without polkit (none runs here)."""
-    directory = os.path.join(os.path.expanduser(cache), "libvirt")
-    os.makedirs(directory, exist_ok=True)
-    path = os.path.join(directory, "libvirtd.conf")
+    return os.path.join(opts.resolved_dir(cache), "libvirt", "libvirtd.conf")
+
+
+def write_libvirtd_config(cache):
+    """libvirtd's config: local socket without polkit (none runs here).
+
+    Written when libvirtd is started, not when its argv is asked for.
+    """
+    path = _libvirtd_config(cache)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write('auth_unix_rw = "none"\nauth_unix_ro = "none"\n')
     return path
@@ -247,8 +261,7 @@ def _libvirtd_argv(cache):
 
 def _containerd_config(conf):
     """Where rcbench's own containerd reads its config (written at start)."""
-    return os.path.join(os.path.expanduser(conf.image_cache_dir),
-                        "containerd", "config.toml")
+    return opts.cache_path(conf, "containerd", "config.toml")
 
 
 def _write_containerd_config(conf):
@@ -260,7 +273,7 @@ def _write_containerd_config(conf):
         os.makedirs(cni, exist_ok=True)
         tag = busybox.BusyboxImage.in_cache(conf.image_cache_dir).tag
         with open(path, "w") as f:
-            f.write(containerd.config_toml(tag, cni))
+            f.write(containerd.config_toml(conf, tag, cni))
     return write
 
 
@@ -281,34 +294,47 @@ def daemons(conf):
     docker_socket = conf.docker_url.replace("unix://", "", 1)
     docker_pid = os.path.join(os.path.dirname(docker_socket), "docker.pid")
     cache = conf.image_cache_dir
+    state = conf.daemon_state_dir
     found = {
         "docker": [Daemon("dockerd", [
             "dockerd", "--host", conf.docker_url, "--pidfile", docker_pid,
-        ], cache, _docker_answers(conf), own_pidfiles=(
+        ], state, _docker_answers(conf), own_pidfiles=(
             docker_pid, "/var/run/docker/containerd/containerd.pid"))],
         "kvm": [
-            Daemon("virtlogd", ["virtlogd"], cache,
+            Daemon("virtlogd", ["virtlogd"], state,
                    _socket_answers("/run/libvirt/virtlogd-sock")),
-            Daemon("libvirtd", _libvirtd_argv(cache), cache,
-                   _libvirt_answers(conf), prepare=_before_libvirtd),
+            Daemon("libvirtd", _libvirtd_argv(cache), state,
+                   _libvirt_answers(conf), prepare=_before_libvirtd(cache)),
         ],
         # Its own containerd (socket, root, state): Docker's is untouched.
         "containerd": [Daemon(
             "containerd", ["containerd", "--config",
-                           _containerd_config(conf)], cache,
-            _socket_answers("/run/rcbench-containerd/containerd.sock"),
+                           _containerd_config(conf)], state,
+            _socket_answers(os.path.join(conf.containerd_state_dir,
+                                         "containerd.sock")),
             prepare=_write_containerd_config(conf),
             before_stop=_remove_containerd_instances(conf))],
     }
-    if hybrid_cgroups():
-        # Not a daemon: a process holding a private mount namespace without
-        # the cgroup2 mount (crun 1.8 refuses hybrid cgroups). Every podman
-        # command, whatever its runtime, enters it (nsenter): the netns
-        # bind mounts podman makes must be seen by all of them, since they
-        # share one container store. The host's own mounts are untouched.
-        found["podman"] = [Daemon("podman-mounts", [
-            "unshare", "-m", "--propagation", "private", "sh", "-c",
-            "umount /sys/fs/cgroup/unified && exec sleep infinity",
-        ], cache, after_start=_podman_housekeeping(conf, "remove_orphans"),
-            before_stop=_podman_housekeeping(conf, "remove_ours"))]
+    holder = podman_namespace_holder(conf)
+    if holder is not None:
+        found["podman"] = [holder]
     return found
+
+
+def podman_namespace_holder(conf):
+    """The process whose mount namespace podman commands enter, or None.
+
+    Not a daemon: on hybrid cgroups, a process holding a private mount
+    namespace without the cgroup2 mount (crun 1.8 refuses hybrid cgroups).
+    Every podman command, whatever its runtime, enters it (nsenter): the
+    netns bind mounts podman makes must be seen by all of them, since they
+    share one container store. The host's own mounts are untouched.
+    """
+    if not hybrid_cgroups():
+        return None
+    return Daemon("podman-mounts", [
+        "unshare", "-m", "--propagation", "private", "sh", "-c",
+        "umount /sys/fs/cgroup/unified && exec sleep infinity",
+    ], conf.daemon_state_dir,
+        after_start=_podman_housekeeping(conf, "remove_orphans"),
+        before_stop=_podman_housekeeping(conf, "remove_ours"))

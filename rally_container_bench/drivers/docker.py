@@ -6,7 +6,6 @@ the label ``rcbench=1`` and the Rally resource name, which cleanup uses.
 """
 
 import contextlib
-import datetime
 import os
 import shutil
 import threading
@@ -19,19 +18,10 @@ from rally_container_bench.drivers import base
 from rally_container_bench.drivers import libvirt
 from rally_container_bench.drivers import tuning as tuning_lib
 from rally_container_bench.images import guest
+from rally_container_bench import timestamps
 
 LABEL = "rcbench"
 SSHD = list(guest.SSHD)
-
-
-def parse_timestamp(text):
-    """Docker's RFC 3339 with nanoseconds -> epoch seconds (float)."""
-    if not text or text.startswith("0001-"):
-        return None
-    head, _, rest = text.rstrip("Z").partition(".")
-    fraction = float("0." + rest) if rest else 0.0
-    moment = datetime.datetime.strptime(head, "%Y-%m-%dT%H:%M:%S")
-    return moment.replace(tzinfo=datetime.timezone.utc).timestamp() + fraction
 
 
 def running(instance, attrs):
@@ -48,8 +38,8 @@ def running(instance, attrs):
                                       state.get("Error") or ""))
         return False
     instance.engine_times = {
-        "created": parse_timestamp(attrs["Created"]),
-        "started": parse_timestamp(state.get("StartedAt")),
+        "created": timestamps.epoch(attrs["Created"]),
+        "started": timestamps.epoch(state.get("StartedAt")),
     }
     if instance.private.get("host_network"):
         return True  # sshd listens on the port chosen at create

@@ -18,6 +18,7 @@ from xml.sax import saxutils
 from rally_container_bench.drivers import acceleration
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import tuning as tuning_lib
+from rally_container_bench import opts
 
 # Held while a port is probed, so threads of one process never pick the
 # same one.
@@ -93,6 +94,7 @@ def _qemu_start_time(name):
 
 class LibvirtDriver(base.Driver):
     name = "kvm"
+    own_kernel = True
 
     def __init__(self, image, conf):
         super().__init__(image, conf)
@@ -107,8 +109,7 @@ class LibvirtDriver(base.Driver):
         return base.output_of(self._virsh(*args), "virsh " + args[0])
 
     def _instance_dir(self, name):
-        return os.path.join(os.path.expanduser(self.conf.image_cache_dir),
-                            "instances", name)
+        return opts.cache_path(self.conf, "instances", name)
 
     def prepare(self):
         self._checked("version")

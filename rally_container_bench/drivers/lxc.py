@@ -13,6 +13,7 @@ import shutil
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import libvirt
+from rally_container_bench import opts
 
 LXC_PATH = "/var/lib/lxc"
 _CONFIG = """# rally-container-bench instance {name}
@@ -44,8 +45,7 @@ class LxcDriver(base.Driver):
         return os.path.join(LXC_PATH, name)
 
     def _upper_dir(self, name):
-        return os.path.join(os.path.expanduser(self.conf.image_cache_dir),
-                            "instances", name, "upper")
+        return opts.cache_path(self.conf, "instances", name, "upper")
 
     def prepare(self):
         if not os.path.isdir(self.image.rootfs):

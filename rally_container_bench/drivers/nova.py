@@ -15,11 +15,11 @@ user may read them) are recorded next to it as the engine's times.
 """
 
 import dataclasses
-import datetime
 import re
 import time
 
 from rally_container_bench.drivers import base
+from rally_container_bench import timestamps
 
 # Fault messages from Nova can be long tracebacks.
 _FAULT_CHARS = 600
@@ -43,17 +43,6 @@ class BootRequest:
     floating_network: str | None = None
     ssh_user: str = "root"
     ssh_port: int = 22
-
-
-def epoch(stamp):
-    """Nova's ISO 8601 timestamp (with or without zone) -> epoch seconds."""
-    if not stamp:
-        return None
-    text = stamp.replace("Z", "+00:00")
-    parsed = datetime.datetime.fromisoformat(text)
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=datetime.timezone.utc)
-    return parsed.timestamp()
 
 
 def fixed_ipv4(addresses, network_name=None):
@@ -96,8 +85,8 @@ def action_event_times(actions):
     for action in actions:
         for event in action.get("events") or ():
             key = "%s.%s" % (action["action"], event["event"])
-            times[key + ".start"] = epoch(event.get("start_time"))
-            times[key + ".finish"] = epoch(event.get("finish_time"))
+            times[key + ".start"] = timestamps.epoch(event.get("start_time"))
+            times[key + ".finish"] = timestamps.epoch(event.get("finish_time"))
     return times
 
 
@@ -177,6 +166,11 @@ class NovaDriver(base.Driver):
         instance.private["floating_ip_id"] = floating["id"]
         return floating["floating_ip_address"]
 
+    @property
+    def own_kernel(self):
+        """Servers of container hypervisors share their host's kernel."""
+        return self.request.hypervisor_type not in ("lxc", "docker")
+
     def wait_pingable(self, instance, timeout):
         """Return when the server answers ICMP echo (first network step)."""
         base.wait_pingable(instance.ssh_host, timeout,
@@ -185,14 +179,15 @@ class NovaDriver(base.Driver):
 
     def executor(self, instance):
         from rally_container_bench.drivers import ssh
-        return ssh.SSHExecutor(instance, self.private_key, kind=self.name)
+        return ssh.SSHExecutor(instance, self.private_key, kind=self.name,
+                               key_origin="the key pair of rcbench_guest")
 
     def record_engine_times(self, instance):
         if instance.engine_times:
             return
         server = self._get(instance)
-        times = {"created": epoch(getattr(server, "created", None)),
-                 "launched_at": epoch(
+        times = {"created": timestamps.epoch(getattr(server, "created", None)),
+                 "launched_at": timestamps.epoch(
                      getattr(server, "OS-SRV-USG:launched_at", None))}
         try:
             actions = settled_actions(lambda: self._actions(instance),

@@ -20,6 +20,7 @@ from rally_container_bench.drivers import daemons
 from rally_container_bench.drivers import docker as docker_driver
 from rally_container_bench.drivers import libvirt
 from rally_container_bench.drivers import tuning as tuning_lib
+from rally_container_bench import opts
 
 LABEL = "rcbench"
 _CONTAINERS_CONF = """[containers]
@@ -31,8 +32,7 @@ class PodmanDriver(base.Driver):
     runtime = None
 
     def _conf_file(self):
-        directory = os.path.join(
-            os.path.expanduser(self.conf.image_cache_dir), "podman")
+        directory = opts.cache_path(self.conf, "podman")
         os.makedirs(directory, exist_ok=True)
         path = os.path.join(directory, "containers.conf")
         if not os.path.exists(path):
@@ -43,8 +43,7 @@ class PodmanDriver(base.Driver):
     @classmethod
     def _namespace_holder(cls, conf):
         """The daemon whose mount namespace commands must enter, or None."""
-        holders = daemons.daemons(conf).get("podman")
-        return holders[0] if holders else None
+        return daemons.podman_namespace_holder(conf)
 
     def _in_namespace(self, argv, timeout=120, env=None):
         """Run argv in podman's mount namespace (where there is one)."""

@@ -13,6 +13,7 @@ import paramiko
 from rally import exceptions as rally_exceptions
 from rally.utils import sshutils
 
+from rally_container_bench import abort
 from rally_container_bench.drivers import base
 
 # Logins are probed while sshd is still starting; paramiko would log every
@@ -22,6 +23,10 @@ logging.getLogger("paramiko.transport").setLevel(logging.CRITICAL)
 
 # Shortest login attempt: a TCG guest's key exchange alone takes ~2 s.
 _MIN_ATTEMPT = 5
+
+
+class KeyRefused(rally_exceptions.SSHError):
+    """sshd answered and refused the key: not a guest still booting."""
 
 
 class _SSH(sshutils.SSH):
@@ -50,7 +55,10 @@ class _SSH(sshutils.SSH):
         except Exception as e:
             client.close()
             self._client = False
-            raise rally_exceptions.SSHError(
+            error = (KeyRefused if isinstance(
+                e, paramiko.AuthenticationException)
+                else rally_exceptions.SSHError)
+            raise error(
                 "%s during connect to %s@%s:%s: %r"
                 % (type(e).__name__, self.user, self.host, self.port, e))
         self._client = client
@@ -66,10 +74,12 @@ class SSHExecutor(base.Executor):
     chances to lose one.
     """
 
-    def __init__(self, instance, private_key, kind="ssh"):
+    def __init__(self, instance, private_key, kind="ssh", key_origin=None):
         self.instance = instance
         self.kind = kind
         self._key = private_key
+        # Where the key comes from, for the error when a guest refuses it.
+        self.key_origin = key_origin or "this executor"
         self._ssh = None
 
     def _connected(self, attempts=3, connect_timeout=_SSH.connect_timeout):
@@ -84,6 +94,9 @@ class SSHExecutor(base.Executor):
                 # Connects without running anything.
                 self._ssh._get_client()
                 return self._ssh
+            except KeyRefused:
+                self.close()
+                raise
             except (rally_exceptions.SSHError, OSError) as e:
                 last = e
                 self.close()
@@ -121,37 +134,65 @@ class SSHExecutor(base.Executor):
     def try_login(self, timeout=_SSH.connect_timeout):
         """One login attempt running ``true``, each step within timeout.
 
-        None when it worked, else why not.
+        (None, False) when it worked, else (why not, whether sshd refused
+        the key).
         """
         try:
             client = self._connected(attempts=1, connect_timeout=timeout)
             code, _, err = client.execute("true", timeout=timeout)
-            return None if code == 0 else "true exited %d: %s" % (code, err)
-        except (base.DriverError, rally_exceptions.SSHError, OSError) as e:
-            return str(e)
+            return (None if code == 0
+                    else "true exited %d: %s" % (code, err)), False
+        except KeyRefused as e:
+            return str(e), True
+        except (base.DriverError, rally_exceptions.SSHError,
+                rally_exceptions.SSHTimeout, OSError) as e:
+            # SSHTimeout is no SSHError: a guest too slow to run ``true``
+            # within the attempt (TCG under load) is only not ready yet.
+            return "%s: %s" % (type(e).__name__, e), False
         finally:
             self.close()
 
 
-def wait_for_login(executor, timeout, interval):
+def wait_for_login(executor, timeout, interval, refused_timeout):
     """Return once a login works; each attempt within the time left.
 
     A firewalled or dead guest never answers a connect: without the cap
-    one attempt alone would outlast a short timeout.
+    one attempt alone would outlast a short timeout. A guest whose sshd
+    refuses the key for refused_timeout seconds on end will not accept it
+    later (only a guest that installs keys after sshd starts, e.g. by
+    cloud-init, refuses it for a while): that fails at once, saying so.
+    Ends early when the task is aborted (abort.Aborted).
     """
     deadline = time.monotonic() + timeout
+    refused_since = None
     while True:
+        abort.check("waiting for SSH to %s" % executor.instance.name)
         left = deadline - time.monotonic()
-        why_not = executor.try_login(
-            min(_SSH.connect_timeout, max(left, _MIN_ATTEMPT)))
+        attempt = min(_SSH.connect_timeout, max(left, _MIN_ATTEMPT))
+        why_not, refused = abort.call(
+            lambda: executor.try_login(attempt),
+            "waiting for SSH to %s" % executor.instance.name)
         if why_not is None:
             return
-        if time.monotonic() + interval > deadline:
+        now = time.monotonic()
+        if not refused:
+            refused_since = None
+        elif refused_since is None:
+            refused_since = now
+        elif now - refused_since >= refused_timeout:
+            raise base.DriverError(
+                "the guest %s (%s:%s) refused the key of %s for %g s: its "
+                "image does not authorize that key (rebuild it: rcbench "
+                "images build --force)"
+                % (executor.instance.name, executor.instance.ssh_host,
+                   executor.instance.ssh_port, executor.key_origin,
+                   refused_timeout))
+        if now + interval > deadline:
             raise base.DriverError(
                 "no SSH login to %s (%s:%s) within %g s; last attempt: %s"
                 % (executor.instance.name, executor.instance.ssh_host,
                    executor.instance.ssh_port, timeout, why_not))
-        time.sleep(interval)
+        abort.sleep(interval)
 
 
 def remote_host(host, port, user, key_file):

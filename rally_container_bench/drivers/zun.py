@@ -16,6 +16,7 @@ import dataclasses
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import nova
 from rally_container_bench.images import guest
+from rally_container_bench import timestamps
 
 # Zun lists "runtime" from 1.5 and takes the command as a list from 1.20.
 MIN_MICROVERSION = (1, 20)
@@ -144,7 +145,8 @@ class ZunDriver(base.Driver):
 
     def executor(self, instance):
         from rally_container_bench.drivers import ssh
-        return ssh.SSHExecutor(instance, self.private_key, kind=self.name)
+        return ssh.SSHExecutor(instance, self.private_key, kind=self.name,
+                               key_origin="the key pair of rcbench_guest")
 
     def logs(self, instance):
         """The container's stdout and stderr, as Zun returns them."""
@@ -167,8 +169,8 @@ class ZunDriver(base.Driver):
         if instance.engine_times:
             return
         container = self._get(instance)
-        times = {"created": nova.epoch(getattr(container, "created_at",
-                                               None))}
+        times = {"created": timestamps.epoch(
+            getattr(container, "created_at", None))}
         try:
             actions = nova.settled_actions(lambda: self._actions(instance),
                                            self.conf.nova_poll_interval)

@@ -27,6 +27,7 @@ import tempfile
 import time
 
 from rally_container_bench.images import docker_archive
+from rally_container_bench import opts
 
 BUILDER_VERSION = "3"
 # Seed 000's start_cmd: a shell that stays busy printing, never exits.
@@ -57,7 +58,7 @@ class BusyboxImage(object):
         version = version or package_version()
         ident = hashlib.sha256(json.dumps(
             [BUILDER_VERSION, version, COMMAND, ENV]).encode()).hexdigest()
-        directory = os.path.join(os.path.expanduser(cache_dir),
+        directory = os.path.join(opts.resolved_dir(cache_dir),
                                  "busybox-" + ident[:12])
         return cls(directory, ident[:12])
 

@@ -26,6 +26,7 @@ import sys
 import time
 
 from rally_container_bench.images import docker_archive
+from rally_container_bench import opts
 
 BUILDER_VERSION = "2"
 SUITE = "bookworm"
@@ -152,14 +153,32 @@ class GuestImage(object):
     @classmethod
     def in_cache(cls, cache_dir, mirror=DEFAULT_MIRROR):
         ident = image_id(mirror)
-        directory = os.path.join(os.path.expanduser(cache_dir),
+        directory = os.path.join(opts.resolved_dir(cache_dir),
                                  "guest-" + ident)
         return cls(directory, ident, mirror)
 
     @property
     def tag(self):
-        """Name of the image in Docker and Podman."""
-        return "localhost/rcbench-guest:" + self.id
+        """Name of the image in Docker and Podman: its inputs and its key.
+
+        The key is generated with each build, so two caches (two HOMEs,
+        or a rebuild) of the same inputs authorize different keys: an
+        engine image named by the inputs alone would be shared by both,
+        and sshd inside would refuse one of them.
+        """
+        return "localhost/rcbench-guest:%s-%s" % (self.id,
+                                                  self.key_fingerprint)
+
+    @property
+    def key_fingerprint(self):
+        """First 8 hex digits of the SHA-256 of the authorized key."""
+        try:
+            with open(self.private_key + ".pub", "rb") as f:
+                blob = f.read().split()[1]
+        except (OSError, IndexError):
+            raise ImageError("the guest image in %s has no key: run "
+                             "'rcbench images build'" % self.dir)
+        return hashlib.sha256(blob).hexdigest()[:8]
 
     def is_built(self):
         return os.path.exists(self.manifest)

@@ -12,15 +12,19 @@ import shutil
 
 from rally_container_bench.drivers import base as drivers_base
 from rally_container_bench.lifecycle import base
+from rally_container_bench import opts
 
-SOCKET = "/run/rcbench-containerd/containerd.sock"
 ROOT = "/var/lib/rcbench-containerd"
-STATE = "/run/rcbench-containerd"
 NAMESPACE = "rcbench"
 LABEL = "rcbench-lifecycle=1"
 
 
-def config_toml(sandbox_image, cni_conf_dir):
+def socket_path(conf):
+    """The gRPC socket of rcbench's own containerd."""
+    return os.path.join(conf.containerd_state_dir, "containerd.sock")
+
+
+def config_toml(conf, sandbox_image, cni_conf_dir):
     """containerd's config: its own paths; CRI's sandbox is our image.
 
     restrict_oom_score_adj: CRI gives a pod sandbox oom_score_adj -998,
@@ -39,22 +43,21 @@ state = "{state}"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "{cni}"
-""".format(root=ROOT, state=STATE, socket=SOCKET, sandbox=sandbox_image,
-           cni=cni_conf_dir)
+""".format(root=ROOT, state=conf.containerd_state_dir,
+           socket=socket_path(conf), sandbox=sandbox_image, cni=cni_conf_dir)
 
 
 def daemon_pid_file(conf):
-    return os.path.join(os.path.expanduser(conf.image_cache_dir), "daemons",
+    return os.path.join(opts.resolved_dir(conf.daemon_state_dir),
                         "containerd.pid")
 
 
 class Containerd(base.LifecycleDriver):
     name = "containerd"
 
-    @staticmethod
-    def _argv(*args):
-        return ["ctr", "--address", SOCKET, "--namespace", NAMESPACE] + \
-            list(args)
+    def _argv(self, *args):
+        return ["ctr", "--address", socket_path(self.conf), "--namespace",
+                NAMESPACE] + list(args)
 
     def _ctr(self, *args, timeout=120):
         return drivers_base.run_cli(self._argv(*args), timeout)
@@ -130,7 +133,8 @@ class Containerd(base.LifecycleDriver):
         for tool in ("containerd", "ctr"):
             if shutil.which(tool) is None:
                 return False, "%s is not installed (apt: containerd)" % tool
-        if not os.path.exists(SOCKET):
-            return False, ("rcbench's containerd is not running (rcbench "
-                           "engines start containerd)")
-        return True, "containerd (own instance at %s), ctr" % SOCKET
+        socket = socket_path(conf)
+        if not os.path.exists(socket):
+            return False, ("rcbench's containerd is not running at %s "
+                           "(rcbench engines start containerd)" % socket)
+        return True, "containerd (own instance at %s), ctr" % socket

@@ -44,7 +44,8 @@ class CriContainerd(base.LifecycleDriver):
         if getattr(self._local, "api", None) is None:
             import grpc
             pb, stubs = cri_api.modules(self.conf.image_cache_dir)
-            channel = grpc.insecure_channel("unix://" + containerd.SOCKET)
+            channel = grpc.insecure_channel(
+                "unix://" + containerd.socket_path(self.conf))
             self._local.api = (pb, stubs.RuntimeServiceStub(channel),
                                stubs.ImageServiceStub(channel))
         return self._local.api
@@ -64,9 +65,9 @@ class CriContainerd(base.LifecycleDriver):
                                 image=pb.ImageSpec(image=self.image.tag)))
         if not status.image.id:
             # CRI's images live in containerd's namespace k8s.io.
-            base.checked(["ctr", "--address", containerd.SOCKET,
-                          "--namespace", "k8s.io", "images", "import",
-                          self.image.archive])
+            base.checked(["ctr", "--address",
+                          containerd.socket_path(self.conf), "--namespace",
+                          "k8s.io", "images", "import", self.image.archive])
 
     def _pod_config(self, name):
         pb = self._api()[0]
@@ -182,4 +183,4 @@ class CriContainerd(base.LifecycleDriver):
         if shutil.which("ctr") is None:
             return False, "ctr is not installed (apt: containerd)"
         return True, "containerd's CRI plugin over gRPC (%s)" % \
-            containerd.SOCKET
+            containerd.socket_path(conf)

@@ -15,6 +15,8 @@ import sys
 import urllib.request
 import zipfile
 
+from rally_container_bench import opts
+
 MODULE = "k8s.io/cri-api"
 VERSION = "v0.27.1"  # CRI v1, which containerd 1.6 serves
 PROTO = "pkg/apis/runtime/v1/api.proto"
@@ -37,7 +39,7 @@ def strip_gogo(text):
 
 
 def stub_dir(cache_dir):
-    return os.path.join(os.path.expanduser(cache_dir), "cri-api-" + VERSION)
+    return os.path.join(opts.resolved_dir(cache_dir), "cri-api-" + VERSION)
 
 
 def _proxy():

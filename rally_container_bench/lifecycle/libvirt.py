@@ -20,6 +20,7 @@ from rally_container_bench.drivers import libvirt as libvirt_driver
 from rally_container_bench.images import busybox
 from rally_container_bench.images import guest
 from rally_container_bench.lifecycle import base
+from rally_container_bench import opts
 
 MARK = "rcbench-lifecycle"
 _DOMAIN = """<domain type='{domain_type}'>
@@ -60,8 +61,7 @@ class LibvirtVm(base.LifecycleDriver):
                             + list(args), "virsh " + args[0])
 
     def _dir(self, name):
-        return os.path.join(os.path.expanduser(self.conf.image_cache_dir),
-                            "instances", name)
+        return opts.cache_path(self.conf, "instances", name)
 
     def _kernel(self):
         kernel = guest.GuestImage.in_cache(self.conf.image_cache_dir).kernel

@@ -16,6 +16,7 @@ from rally_container_bench.drivers import podman as podman_driver
 from rally_container_bench.images import busybox
 from rally_container_bench.lifecycle import base
 from rally_container_bench.lifecycle import oci_spec
+from rally_container_bench import opts
 
 
 class OciRuntime(base.LifecycleDriver):
@@ -39,8 +40,7 @@ class OciRuntime(base.LifecycleDriver):
         return ["nsenter", "--mount", "--target", str(pid)] + argv
 
     def _bundle(self, name):
-        return os.path.join(os.path.expanduser(self.conf.image_cache_dir),
-                            "bundles", self.binary, name)
+        return opts.cache_path(self.conf, "bundles", self.binary, name)
 
     def _write_bundle(self, name):
         bundle = self._bundle(name)

@@ -82,8 +82,8 @@ def from_dict(fields):
                                   "an http test")
 
 
-def nginx_conf(directory, port):
-    """An nginx config serving ``directory``/www on port.
+def nginx_conf(directory, port, address=None):
+    """An nginx config serving ``directory``/www on port (of address).
 
     All its state is in ``directory`` (pid, logs, temp files): no system
     file is touched.
@@ -99,7 +99,8 @@ def nginx_conf(directory, port):
         "    access_log off;",
         "    client_body_temp_path %s/tmp;" % directory,
         "    server {",
-        "        listen %d reuseport;" % port,
+        "        listen %s reuseport;" % (
+            "%s:%d" % (address, port) if address else port),
         "        root %s/www;" % directory,
         "    }",
         "}", ""])

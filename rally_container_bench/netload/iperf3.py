@@ -66,10 +66,11 @@ def from_dict(fields):
                                   "an iperf3 test")
 
 
-def server_argv(port, pidfile, executable="iperf3"):
-    """A daemon serving one test on port, then exiting."""
-    return [executable, "--server", "--one-off", "--daemon",
+def server_argv(port, pidfile, executable="iperf3", address=None):
+    """A daemon serving one test on port (of address, else all), once."""
+    argv = [executable, "--server", "--one-off", "--daemon",
             "--port", str(port), "--pidfile", pidfile]
+    return argv + (["--bind", address] if address else [])
 
 
 def client_argv(spec, host, port, executable="iperf3"):

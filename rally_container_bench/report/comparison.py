@@ -7,9 +7,14 @@ JSON, Markdown) write out. Knows no engine.
 
 import collections
 import datetime
+import fnmatch
+import statistics
 
+from rally_container_bench.report import equivalence
+from rally_container_bench.report import overlap
 from rally_container_bench.report import results
 from rally_container_bench.report import stats
+from rally_container_bench import validity
 
 NATIVE = "native"
 PHASE_ORDER = ("build", "network", results.BUILD_NETWORK, "delete",
@@ -19,7 +24,36 @@ CSV_COLUMNS = ("metric", "unit", "platform", "concurrency", "n", "failed",
                "mean", "sd", "median", "ci_low", "ci_high",
                "ratio_to_native", "ratio_ci_low", "ratio_ci_high",
                "p_value", "cliffs_delta")
-EXTRA_COLUMNS = ("higher_is_better", "verdict", "iterations", "note")
+EXTRA_COLUMNS = ("higher_is_better", "verdict", "margin", "change",
+                 "change_ci_low", "change_ci_high", "equivalence_p",
+                 "iterations_needed", "rounds", "round_changes",
+                 "iterations", "note")
+# One number per measurement in the headline: a test's MiB/s where it
+# moves data (memory, fileio, fio), else the first of these.
+PRIMARY_RATES = ("events_per_s", "throughput_gbit_s", "requests_per_s",
+                 "iops")
+# Kinds of metric a margin can be given for (margins={kind: fraction}).
+KINDS = (("cpu", "sysbench.cpu.*"), ("memory", "sysbench.memory*"),
+         ("disk", "sysbench.fileio*"), ("disk", "fio.*"),
+         ("network", "iperf3.*"), ("network", "http.*"),
+         ("footprint", "footprint.*"))
+
+
+def kind_of(metric):
+    """cpu, memory, disk, network, footprint or phase."""
+    for kind, pattern in KINDS:
+        if fnmatch.fnmatchcase(metric, pattern):
+            return kind
+    return "phase"
+
+
+def margin_of(metric, margins):
+    """The equivalence margin of a metric: its kind's, else the default."""
+    margins = margins or {}
+    return margins.get(kind_of(metric),
+                       margins.get("default", equivalence.DEFAULT_MARGIN))
+
+
 ENVIRONMENT_KEYS = (
     ("driver", "driver"), ("runtime", "runtime"),
     ("acceleration", "acceleration"),
@@ -38,14 +72,21 @@ _OLD_ENVIRONMENT_KEYS = {"host_cpu_model": "cpu_model", "host_cpus": "cpus",
                          "host_kernel": "kernel"}
 
 
-def build(documents, title=None):
-    """The comparison of the Rally task results in documents."""
+def build(documents, title=None, margins=None):
+    """The comparison of the Rally task results in documents.
+
+    margins: {kind or "default": fraction} (kind_of), the equivalence
+    margin of each metric's verdict; default 2 %.
+    """
     collected = results.collect(documents)
     metrics = _metrics(collected.samples)
     values = collections.defaultdict(list)
+    by_round = collections.defaultdict(lambda: collections.defaultdict(list))
     for sample in collected.samples:
-        values[(sample.metric, sample.platform, sample.concurrency)].append(
-            sample.value)
+        key = (sample.metric, sample.platform, sample.concurrency)
+        values[key].append(sample.value)
+        if sample.round is not None:
+            by_round[key][sample.round].append(sample.value)
     rows = []
     for metric in metrics:
         platforms = {label for (name, label, _) in values
@@ -57,22 +98,49 @@ def build(documents, title=None):
                 if not values.get((metric["name"], label, concurrency)) \
                         and not collected.failed[(label, concurrency)]:
                     continue  # e.g. a footprint (concurrency 1 only)
-                rows.append(_row(metric, label, concurrency, values,
-                                 collected))
+                row = _row(metric, label, concurrency, values, collected,
+                           margin_of(metric["name"], margins))
+                row.update(_rounds(metric, label, concurrency, by_round))
+                rows.append(row)
+    steps = _steps_validity(collected)
     return {
         "title": title or "Native vs VMs vs containers",
         "generated_at": datetime.datetime.now(datetime.timezone.utc)
                                          .strftime("%Y-%m-%d %H:%M UTC"),
-        "methods": dict(stats.METHODS, alpha=stats.ALPHA),
+        "methods": dict(stats.METHODS, alpha=stats.ALPHA,
+                        **equivalence_methods(margins)),
         "baseline": NATIVE,
         "platforms": [_platform(label, platform, collected)
                       for label, platform in collected.platforms.items()],
         "concurrency": sorted({c for (_, c) in collected.iterations}),
         "metrics": metrics,
         "rows": rows,
+        "steps": steps,
         "tasks": collected.tasks,
-        "warnings": _warnings(collected),
+        "warnings": _warnings(collected) + [
+            "%s at concurrency %s: %s" % (s["platform"], s["concurrency"], f)
+            for s in steps for f in s["flags"]],
     }
+
+
+def equivalence_methods(margins):
+    margins = dict(margins or {})
+    default = margins.pop("default", equivalence.DEFAULT_MARGIN)
+    text = "+-%g %%" % (100 * default)
+    if margins:
+        text += " (%s)" % ", ".join("%s +-%g %%" % (k, 100 * v)
+                                    for k, v in sorted(margins.items()))
+    return {
+        "margin": text,
+        "verdict": "ratio of geometric means with Welch's t on the logs; "
+                   "equivalent: two one-sided tests (TOST) within the "
+                   "margin at alpha %.3g each (the 95 %% CI inside it); "
+                   "worse / better: significant (two-sided, alpha %.2g) and "
+                   "the estimate beyond the margin; otherwise inconclusive, "
+                   "with the iterations per platform that would settle it "
+                   "at the observed spread (power %.1f)"
+                   % (equivalence.EQUIVALENCE_ALPHA, equivalence.ALPHA,
+                      equivalence.POWER)}
 
 
 def _steps(collected, label):
@@ -90,12 +158,12 @@ def _metrics(samples):
             "all_zero": True})
         if sample.value != 0:
             found[sample.metric]["all_zero"] = False
+    primary = _primary_metrics(found)
     for metric in found.values():
         metric["headline"] = not metric["all_zero"] and (
             metric["name"] in PHASE_ORDER
-            or metric["name"].startswith("footprint.") or (
-                metric["kind"] == "workload" and metric["unit"].endswith("/s")
-                and metric["higher_is_better"]))
+            or metric["name"].startswith("footprint.")
+            or metric["name"] in primary)
     order = list(found)  # first appearance: the task's order of tests
 
     def key(name):
@@ -110,16 +178,42 @@ def _metrics(samples):
     return [found[name] for name in sorted(found, key=key)]
 
 
-def _row(metric, label, concurrency, values, collected):
+def _primary_metrics(found):
+    """Names of the one headline number of each test (or its MiB/s pair).
+
+    MiB/s and ops/s of one memory run, or read MiB/s and reads/s of one
+    fileio run, are the same measurement twice.
+    """
+    tests = collections.defaultdict(list)
+    for metric in found.values():
+        if (metric["kind"] == "workload" and metric["higher_is_better"]
+                and not metric["all_zero"]):
+            test, _, name = metric["name"].rpartition(".")
+            tests[test].append((name, metric))
+    primary = set()
+    for test, candidates in tests.items():
+        rates = [m["name"] for _, m in candidates if m["unit"] == "MiB/s"]
+        if not rates:
+            names = dict(candidates)
+            rates = [names[n]["name"] for n in PRIMARY_RATES
+                     if n in names][:1]
+        primary.update(rates)
+    return primary
+
+
+def _row(metric, label, concurrency, values, collected, margin):
     name = metric["name"]
     own = values.get((name, label, concurrency), [])
     summary = stats.summarize(own)
+    effect = equivalence.NOT_TESTED
     if label == NATIVE:
         comparison = stats.NO_COMPARISON._replace(note="the baseline")
     else:
-        comparison = stats.compare(
-            own, values.get((name, NATIVE, concurrency), []),
-            metric["higher_is_better"])
+        native = values.get((name, NATIVE, concurrency), [])
+        comparison = stats.compare(own, native, metric["higher_is_better"])
+        if native:
+            effect = equivalence.effect(own, native,
+                                        metric["higher_is_better"], margin)
     notes = [n for n in (summary.note, comparison.note) if n]
     failed = collected.failed[(label, concurrency)]
     if failed:
@@ -135,10 +229,102 @@ def _row(metric, label, concurrency, values, collected):
         "p_value": comparison.p_value,
         "cliffs_delta": comparison.cliffs_delta,
         "higher_is_better": metric["higher_is_better"],
-        "verdict": comparison.verdict,
+        "verdict": effect.verdict,
+        "margin": margin if effect.verdict else None,
+        "change": None if effect.ratio is None else effect.ratio - 1,
+        "change_ci_low": None if effect.ci_low is None
+        else effect.ci_low - 1,
+        "change_ci_high": None if effect.ci_high is None
+        else effect.ci_high - 1,
+        "equivalence_p": effect.tost_p,
+        "iterations_needed": effect.needed,
         "iterations": collected.iterations[(label, concurrency)],
         "note": "; ".join(notes),
     }
+
+
+def _rounds(metric, label, concurrency, by_round):
+    """The round-to-round spread of a row, and a change of sign.
+
+    rounds: how many rounds measured it; round_changes: each round's
+    change from native in the same round (ratio of means - 1); flips: the
+    effect is beyond the margin-free zero in both directions.
+    """
+    own = by_round.get((metric["name"], label, concurrency), {})
+    native = by_round.get((metric["name"], NATIVE, concurrency), {})
+    changes = {}
+    for number, found in sorted(own.items()):
+        reference = native.get(number)
+        if label != NATIVE and reference and statistics.fmean(reference):
+            changes[number] = (statistics.fmean(found)
+                               / statistics.fmean(reference) - 1)
+    flips = (len(changes) > 1 and min(changes.values()) < 0
+             < max(changes.values()))
+    return {"rounds": len(own) or None,
+            "round_changes": changes or None, "round_flip": flips}
+
+
+def _steps_validity(collected):
+    """Per platform x concurrency: did the step measure N working at once?"""
+    found = []
+    for key in sorted(collected.iterations, key=lambda k: (k[1], k[0])):
+        label, concurrency = key
+        tests = overlap.summary(collected.test_runs.get(key, []),
+                                concurrency)
+        waves = collected.waves.get(key, [])
+        checks = collected.checks.get(key, [])
+        flags = [("%s %s" % (test, flag)) for test, info in
+                 sorted(tests.items()) for flag in info["flags"]]
+        steal = [float(c["host_steal"]) for c in checks
+                 if c.get("host_steal") not in (None, "")]
+        if steal and statistics.median(steal) > validity.STEAL_LIMIT:
+            flags.append("disturbed host: CPU steal %.1f %% (median) during "
+                         "the tests" % (100 * statistics.median(steal)))
+        running = [int(c["host_running_max"]) for c in checks
+                   if c.get("host_running_max") not in (None, "")]
+        cpus = _host_cpus(collected, label)
+        if running and cpus and statistics.median(running) > (
+                concurrency + cpus):
+            flags.append("disturbed host: %g runnable tasks (median) during "
+                         "tests of %d instances on %d cores"
+                         % (statistics.median(running), concurrency, cpus))
+        ratios = [float(c["clock_ratio"]) for c in checks
+                  if c.get("clock_ratio") not in (None, "")]
+        mismatches = sum(1 for c in checks if c.get("clock_mismatch") == "yes")
+        if mismatches:
+            flags.append("clock mismatch over %.0f %% in %d test run(s): the "
+                         "guest's clock ran at %.3fx the host's (median)"
+                         % (100 * validity.CLOCK_TOLERANCE, mismatches,
+                            statistics.median(ratios) if ratios else 0))
+        if collected.barrier_timeouts[key]:
+            flags.append("the start barrier timed out %d time(s): those "
+                         "tests started without the rest of their wave"
+                         % collected.barrier_timeouts[key])
+        if collected.rounds.get(key) and len(collected.rounds[key]) > 1:
+            pass  # the rows carry the rounds' spread
+        found.append({
+            "platform": label, "concurrency": concurrency,
+            "synchronised": key in collected.synchronised,
+            "tests": {t: {k: v for k, v in i.items() if k != "flags"}
+                      for t, i in tests.items()},
+            "slowest_ready": _mean([w.slowest_ready for w in waves]),
+            "create_skew": _mean([w.skew for w in waves]),
+            "waves": len(waves),
+            "clock_ratio": statistics.median(ratios) if ratios else None,
+            "host_steal": statistics.median(steal) if steal else None,
+            "flags": flags})
+    return found
+
+
+def _host_cpus(collected, label):
+    try:
+        return int(collected.environments.get(label, {}).get("host_cpus"))
+    except (TypeError, ValueError):
+        return None
+
+
+def _mean(values):
+    return statistics.fmean(values) if values else None
 
 
 def _platform(label, platform, collected):

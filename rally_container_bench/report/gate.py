@@ -1,13 +1,12 @@
 """The regression gate: a run against a stored baseline run.
 
 Both are exported Rally results ({"tasks": [...]}, what ``rally task
-report --json`` writes). Every metric of every platform at every
-concurrency found in both is compared with the comparison report's own
-statistics (stats.compare: ratio of means with its bootstrap CI, two-sided
-Mann-Whitney U). A metric *regresses* when it is worse than the baseline
-by more than its threshold AND the difference is significant (p < 0.05):
-noise within the threshold, or a large but unproven change (too few
-iterations), does not fail the gate; the report says which it was.
+report --json`` writes). It is ``rcbench diff`` (report.diff) with a
+floor per metric: a metric *regresses* when it is worse than the
+baseline by more than its threshold AND the difference is significant
+(permutation test, p < 0.05): noise within the threshold, or a large but
+unproven change (too few iterations), does not fail the gate; the report
+says which it was.
 
 Thresholds come from a small YAML file (etc/periodic/thresholds.yaml):
 
@@ -23,8 +22,7 @@ import fnmatch
 
 import yaml
 
-from rally_container_bench.report import results
-from rally_container_bench.report import stats
+from rally_container_bench.report import diff
 
 DEFAULT_THRESHOLD = 0.10
 
@@ -94,63 +92,33 @@ def _fraction(value, where):
     return float(value)
 
 
-def _values(documents):
-    collected = results.collect(documents)
-    values = collections.defaultdict(list)
-    meta = {}
-    for sample in collected.samples:
-        key = (sample.metric, sample.platform, sample.concurrency)
-        values[key].append(sample.value)
-        meta[sample.metric] = (sample.unit, sample.higher_is_better)
-    return values, meta, collected
-
-
 def compare(baseline_docs, candidate_docs, thresholds):
     """(findings, keys only one run has, candidate's failed iterations).
 
     A finding per (metric, platform, concurrency) in both runs,
     regressions first.
     """
-    base_values, _, _ = _values(baseline_docs)
-    cand_values, meta, collected = _values(candidate_docs)
-    findings = []
-    for key in sorted(set(base_values) & set(cand_values)):
-        metric, platform, concurrency = key
-        if thresholds.ignored(metric):
-            continue
-        unit, higher = meta[metric]
-        findings.append(_finding(key, unit, higher, base_values[key],
-                                 cand_values[key], thresholds.of(metric)))
+    changes, only, failed = diff.compare(
+        baseline_docs, candidate_docs, floor_of=thresholds.of,
+        ignored=thresholds.ignored)
+    findings = [_finding(c) for c in changes]
     findings.sort(key=lambda f: (not f.regressed, f.metric, f.platform,
                                  f.concurrency))
-    only = {"baseline": sorted(set(base_values) - set(cand_values)),
-            "candidate": sorted(set(cand_values) - set(base_values))}
-    failed = {key: n for key, n in collected.failed.items() if n}
     return findings, only, failed
 
 
-def _finding(key, unit, higher, baseline, candidate, threshold):
-    metric, platform, concurrency = key
-    comparison = stats.compare(candidate, baseline, higher)
-    base_mean = sum(baseline) / len(baseline)
-    cand_mean = sum(candidate) / len(candidate)
-    if comparison.ratio is None:
-        change = low = high = None
-    else:
-        # Signed so that > 0 is worse, whatever the metric's direction.
-        sign = -1 if higher else 1
-        change = sign * (comparison.ratio - 1)
-        low, high = sorted(
-            sign * (bound - 1) for bound in
-            (comparison.ratio_ci_low, comparison.ratio_ci_high)) \
-            if comparison.ratio_ci_low is not None else (None, None)
-    regressed = (comparison.verdict == "worse" and change is not None
-                 and change > threshold)
-    return Finding(metric, unit, platform, concurrency, base_mean, cand_mean,
-                   change, low, high, comparison.p_value, threshold,
-                   regressed, comparison.verdict,
-                   (comparison.note or "").replace("native", "baseline")
-                   or None)
+def _finding(c):
+    # Signed so that > 0 is worse, whatever the metric's direction.
+    sign = -1 if c.higher_is_better else 1
+    change = low = high = None
+    if c.ratio is not None:
+        change = sign * (c.ratio - 1)
+        low, high = sorted(sign * (bound - 1)
+                           for bound in (c.ci_low, c.ci_high))
+    return Finding(c.metric, c.unit, c.platform, c.concurrency,
+                   c.baseline_mean, c.candidate_mean, change, low, high,
+                   c.p_value, c.floor, c.verdict == "worse", c.verdict,
+                   c.note if c.verdict == "not tested" else None)
 
 
 def format_findings(findings, only, failed, everything=False):
@@ -190,10 +158,7 @@ def _result(finding):
         return "REGRESSION"
     if finding.note:
         return "not tested: " + finding.note
-    if finding.verdict == "worse":
-        return "worse, within the limit"
-    return {"better": "better", "ns": "no significant change"}.get(
-        finding.verdict, finding.verdict)
+    return finding.verdict
 
 
 def _num(value):

@@ -12,8 +12,12 @@ from rally_container_bench.report import plots
 
 FILE_NAMES = {"html": "comparison.html", "csv": "comparison.csv",
               "json": "comparison.json", "md": "comparison.md"}
-VERDICT_TEXT = {"better": "better than native", "worse": "worse than native",
-                "ns": "no significant difference", None: "not tested"}
+VERDICT_TEXT = {"better": "better than native beyond the margin",
+                "worse": "worse than native beyond the margin",
+                "equivalent": "equivalent to native within the margin",
+                "inconclusive": "inconclusive: neither shown equivalent nor "
+                                "beyond the margin",
+                None: "not tested"}
 
 
 def number(value, digits=3):
@@ -32,16 +36,35 @@ def percent(ratio):
 
 
 def ratio_cell(row):
-    """"-2.1 % [-3.0, -1.2] *" (star: p < alpha)."""
-    if row is None or row["ratio_to_native"] is None:
+    """The difference from native and its verdict.
+
+    "-3.2 % [-4.0, -2.4] worse", "+0.6 % [+0.3, +0.8] equivalent ±2 %",
+    "+4.2 % [-1.0, +9.6] inconclusive (n ≈ 16)"; without a verdict (too
+    few iterations) the ratio of the means alone.
+    """
+    if row is None or (row["ratio_to_native"] is None
+                       and row.get("change") is None):
         return "–"
-    text = percent(row["ratio_to_native"])
-    if row["ratio_ci_low"] is not None:
-        text += " [%+.1f, %+.1f]" % ((row["ratio_ci_low"] - 1) * 100,
-                                     (row["ratio_ci_high"] - 1) * 100)
-    if row["verdict"] in ("better", "worse"):
-        text += " *"
+    if row.get("verdict") is None:
+        return percent(row["ratio_to_native"]) + _failed(row)
+    text = "%+.1f %% [%+.1f, %+.1f] %s" % (
+        100 * row["change"], 100 * row["change_ci_low"],
+        100 * row["change_ci_high"], row["verdict"])
+    if row["verdict"] == "equivalent":
+        text += " ±%g %%" % (100 * row["margin"])
+    elif row["verdict"] == "inconclusive":
+        text += (" (n ≈ %d)" % row["iterations_needed"]
+                 if row.get("iterations_needed") else " (n > 10000)")
+    if row.get("round_flip"):
+        text += " ↕"
     return text + _failed(row)
+
+
+def round_changes(row):
+    """"1: +1.2 %, 2: -0.8 %" (each round against native of that round)."""
+    changes = row.get("round_changes") or {}
+    return ", ".join("%s: %+.1f %%" % (number, 100 * change)
+                     for number, change in sorted(changes.items()))
 
 
 def mean_cell(row):
@@ -104,7 +127,8 @@ def to_csv(report):
     columns = comparison.CSV_COLUMNS + comparison.EXTRA_COLUMNS
     writer.writerow(columns)
     for row in report["rows"]:
-        writer.writerow(["" if row[c] is None else row[c] for c in columns])
+        writer.writerow([round_changes(row) if c == "round_changes" else
+                         "" if row[c] is None else row[c] for c in columns])
     return buffer.getvalue()
 
 
@@ -126,8 +150,8 @@ def to_markdown(report):
     for step, kind, metrics, platforms, cells in headline(report):
         if kind == "workload":
             lines.append("## Concurrency %s: workloads vs native "
-                         "(difference of the mean, 95 %% CI; * p < %.2g)"
-                         % (step, report["methods"]["alpha"]))
+                         "(difference, 95 %% CI, verdict against the "
+                         "margin %s)" % (step, report["methods"]["margin"]))
             cell = _workload_cell
         else:
             lines.append("## Concurrency %s: instance phases "
@@ -143,15 +167,48 @@ def to_markdown(report):
         lines.append("")
         lines.append(_sample_sizes(cells.values()))
         lines.append("")
+    lines.extend(_steps_markdown(report))
     for warning in report["warnings"]:
         lines.append("> Warning: %s" % warning)
     lines.append("")
-    lines.append("Methods: mean CI: %s; ratio CI: %s; test: %s. %s."
-                 % (report["methods"]["mean_ci"],
+    lines.append("Methods: verdicts: %s; margin %s. Mean CI: %s; ratio of "
+                 "means CI: %s; test: %s. %s."
+                 % (report["methods"]["verdict"], report["methods"]["margin"],
+                    report["methods"]["mean_ci"],
                     report["methods"]["ratio_ci"],
                     report["methods"]["p_value"],
                     report["methods"]["min_n"]))
     return "\n".join(lines) + "\n"
+
+
+def concurrency_cell(step):
+    """"1.98 (min 1.91), beside 0 %" of a step's least concurrent test."""
+    tests = step["tests"]
+    if not tests:
+        return "–"
+    effective = min(t["effective"] for t in tests.values())
+    beside = max(t["beside"] for t in tests.values())
+    return "%.2f of %d, beside phases %.0f %%" % (
+        effective, step["concurrency"], 100 * beside)
+
+
+def _steps_markdown(report):
+    steps = [s for s in report.get("steps", []) if s["concurrency"] > 1
+             or s["slowest_ready"] is not None]
+    if not steps:
+        return []
+    lines = ["## How each step ran", "",
+             "| platform | N | synchronised start | tests at once (least "
+             "concurrent test) | slowest ready (s) | create skew (s) | "
+             "flags |", "|---|---|---|---|---|---|---|"]
+    for step in steps:
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            step["platform"], step["concurrency"],
+            "yes" if step["synchronised"] else "no",
+            concurrency_cell(step), number(step["slowest_ready"]),
+            number(step["create_skew"]), "; ".join(step["flags"]) or "–"))
+    lines.append("")
+    return lines
 
 
 def _environment_table(report):
@@ -166,7 +223,9 @@ def to_html(report):
     env = jinja2.Environment(loader=loader, autoescape=True,
                              undefined=jinja2.StrictUndefined)
     env.filters.update(number=number, workload_cell=_workload_cell,
-                       mean_cell=mean_cell, sample_sizes=_sample_sizes)
+                       mean_cell=mean_cell, sample_sizes=_sample_sizes,
+                       round_changes=round_changes,
+                       concurrency_cell=concurrency_cell)
     phase_metrics = [m for m in report["metrics"]
                      if m["headline"] and m["kind"] == "phase"]
     workload_metrics = [m for m in report["metrics"]

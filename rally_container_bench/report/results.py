@@ -15,6 +15,7 @@ import collections
 from rally_container_bench.fio import parse as fio_parse
 from rally_container_bench.netload import http
 from rally_container_bench.netload import iperf3
+from rally_container_bench.report import overlap
 from rally_container_bench.sysbench import parse
 
 BUILD_NETWORK = "build+network"
@@ -30,7 +31,12 @@ ENVIRONMENT_TITLE = "environment"
 VM_ACCELERATIONS = ("kvm", "tcg", "hvf", "whpx")
 
 Sample = collections.namedtuple(
-    "Sample", "metric unit higher_is_better value platform concurrency")
+    "Sample", "metric unit higher_is_better value platform concurrency "
+              "round", defaults=(None,))
+ROUND_CONTEXT = "rcbench_round"
+START_BARRIER_TITLE = "start barrier"
+VALIDITY_TITLE = "validity"
+GUEST_TITLE = "guest"
 
 
 class ResultsError(ValueError):
@@ -69,7 +75,13 @@ class Platform(collections.namedtuple(
 
 
 class Collected:
-    """Samples, iteration counts and environment facts of some tasks."""
+    """Samples, iteration counts and environment facts of some tasks.
+
+    Keys (label, concurrency) also index how the step ran: its test runs'
+    overlap (overlap.TestRun), its waves (overlap.Wave), the validity
+    checks of its tests ({column: value}), the start barrier's timeouts,
+    and the rounds it was split into ({round: seed}).
+    """
 
     def __init__(self):
         self.samples = []
@@ -78,6 +90,12 @@ class Collected:
         self.platforms = {}  # label -> Platform, in order of appearance
         self.environments = {}  # label -> {key: value}
         self.tasks = []  # [{uuid, title, env_name, created_at, workloads}]
+        self.test_runs = collections.defaultdict(list)
+        self.waves = collections.defaultdict(list)
+        self.checks = collections.defaultdict(list)
+        self.barrier_timeouts = collections.Counter()
+        self.synchronised = set()
+        self.rounds = collections.defaultdict(dict)
 
 
 def tasks_of(document):
@@ -109,12 +127,51 @@ def _collect_task(collected, task):
             scenario, args = next(iter(workload["scenario"].items()))
             runner_type, runner = next(iter(workload["runner"].items()))
             concurrency = runner.get("concurrency", 1)
+            round_of = round_config(workload)
             summary["workloads"].append({
                 "subtask": subtask.get("title"), "scenario": scenario,
-                "args": args or {}, "runner": {runner_type: runner}})
-            for iteration in workload.get("data", []):
-                _collect_iteration(collected, iteration, scenario,
-                                   args or {}, concurrency)
+                "args": args or {}, "runner": {runner_type: runner},
+                "round": round_of})
+            labels = [_collect_iteration(collected, iteration, scenario,
+                                         args or {}, concurrency, round_of)
+                      for iteration in workload.get("data", [])]
+            if labels:
+                _collect_step(collected, (labels[0], concurrency),
+                              workload["data"], round_of)
+
+
+def round_config(workload):
+    """{round, rounds, seed} of a workload of an interleaved run, or None."""
+    for name, config in (workload.get("contexts") or {}).items():
+        if name.split("@")[0] == ROUND_CONTEXT and isinstance(config, dict):
+            return config
+    return None
+
+
+def _collect_step(collected, key, iterations, round_of):
+    """How one workload (a step of a platform) ran: overlap, checks."""
+    collected.test_runs[key].extend(overlap.test_runs(iterations))
+    collected.waves[key].extend(overlap.waves(iterations, key[1]))
+    if round_of:
+        collected.rounds[key][round_of.get("round")] = round_of.get("seed")
+    for iteration in iterations:
+        for row in _table_rows(iteration, VALIDITY_TITLE):
+            collected.checks[key].append(row)
+        waits = _table_rows(iteration, START_BARRIER_TITLE)
+        if waits:
+            collected.synchronised.add(key)
+        collected.barrier_timeouts[key] += sum(
+            1 for row in waits if row.get("timed_out") == "timed out")
+
+
+def _table_rows(iteration, title):
+    """[{column: value}] of the iteration's complete table ``title``."""
+    for table in iteration.get("output", {}).get("complete", []):
+        if table.get("title") == title:
+            columns = table["data"].get("cols", [])
+            return [dict(zip(columns, row))
+                    for row in table["data"].get("rows", [])]
+    return []
 
 
 def environment_of(iteration):
@@ -135,7 +192,9 @@ def platform_of(environment, scenario, args):
                     tuning if tuning not in (None, "", "none") else None)
 
 
-def _collect_iteration(collected, iteration, scenario, args, concurrency):
+def _collect_iteration(collected, iteration, scenario, args, concurrency,
+                       round_of=None):
+    """Add one iteration's samples; return its platform's label."""
     environment = environment_of(iteration)
     platform = platform_of(environment, scenario, args)
     label = platform.label
@@ -147,10 +206,13 @@ def _collect_iteration(collected, iteration, scenario, args, concurrency):
     if iteration.get("error"):
         # Never averaged with the good ones: counted, and flagged.
         collected.failed[key] += 1
-        return
+        return label
+    round_number = round_of.get("round") if round_of else None
     for metric, unit, higher, value in _iteration_values(iteration):
         collected.samples.append(
-            Sample(metric, unit, higher, value, label, concurrency))
+            Sample(metric, unit, higher, value, label, concurrency,
+                   round_number))
+    return label
 
 
 def _iteration_values(iteration):
@@ -162,6 +224,10 @@ def _iteration_values(iteration):
     if "build" in durations and "network" in durations:
         yield (BUILD_NETWORK, "s", False,
                durations["build"] + durations["network"])
+    for row in _table_rows(iteration, GUEST_TITLE):
+        # The guest's own boot time, read inside at its first login.
+        if row.get("boot_s") not in (None, ""):
+            yield "guest_boot", "s", False, float(row["boot_s"])
     for table in iteration.get("output", {}).get("additive", []):
         title = table.get("title", "")
         if title == FOOTPRINT_TITLE:

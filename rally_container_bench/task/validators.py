@@ -433,13 +433,18 @@ class LifecycleReadyValidator(validation.Validator):
             self.fail(str(e))
         if name == "kvm":
             self._check_memory(config, conf)
+        # Everything to fix at once: the image and the runtime.
+        problems = []
         try:
             lifecycle.image(conf)
         except base.DriverError as e:
-            self.fail(str(e))
+            problems.append(str(e))
         usable, why = driver.check(conf)
         if not usable:
-            self.fail("runtime %r cannot run on this host: %s" % (name, why))
+            problems.append("runtime %r cannot run on this host: %s"
+                            % (name, why))
+        if problems:
+            self.fail("; ".join(problems))
 
     def _check_memory(self, config, conf):
         count = max(_concurrency(config),

@@ -60,7 +60,8 @@ def _parsed(parse, text, what):
 def run_iperf3(executor, client, spec, endpoint, workdir, timeout,
                timed=common.untimed):
     pidfile = posixpath.join(workdir, "rcbench-iperf3.pid")
-    start = iperf3.server_argv(endpoint.listen_port, pidfile)
+    start = iperf3.server_argv(endpoint.listen_port, pidfile,
+                               address=endpoint.listen_address)
     with _server(executor, start, _kill_script(pidfile), endpoint, timeout,
                  "iperf3 server"):
         argv = iperf3.client_argv(spec, endpoint.host, endpoint.port)
@@ -82,7 +83,8 @@ def run_http(executor, client, spec, endpoint, workdir, timeout, version,
         "head -c %d /dev/zero > %s" % (spec.size, shlex.quote(
             posixpath.join(directory, "www", http.FILE_NAME))),
         "printf '%%s' %s > %s" % (shlex.quote(http.nginx_conf(
-            directory, endpoint.listen_port)), shlex.quote(conf)),
+            directory, endpoint.listen_port, endpoint.listen_address)),
+            shlex.quote(conf)),
         "nginx -c %s -p %s" % (shlex.quote(conf), shlex.quote(directory))])]
     stop = _kill_script(posixpath.join(directory, "nginx.pid"),
                         remove=directory)

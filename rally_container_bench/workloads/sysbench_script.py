@@ -142,6 +142,8 @@ class ReplayExecutor(base.Executor):
     """
 
     kind = "zun-logs"
+    #: answers from a log: nothing can be asked of the instance now
+    replays = True
 
     def __init__(self, found):
         self.found = found

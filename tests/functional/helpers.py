@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import uuid
 
 from rally_container_bench.drivers import registry
 from rally_container_bench import opts
@@ -138,6 +139,28 @@ class DockerRallyTestCase(unittest.TestCase):
         matches = rally_tasks.name_matcher(owners)
         driver = registry.driver_class("docker")(None, self.conf)
         return [n for n in driver.list_names("") if matches(n)]
+
+
+def firewalled_docker_network(testcase, conf):
+    """A Docker network whose bridge drops SSH (port 22); its name.
+
+    Removed (network and iptables rule) when testcase ends.
+    """
+    import docker
+    client = docker.DockerClient(base_url=conf.docker_url)
+    testcase.addCleanup(client.close)
+    suffix = uuid.uuid4().hex[:6]
+    bridge = "rcbfw" + suffix
+    network = client.networks.create(
+        "rcbench-firewalled-" + suffix, driver="bridge",
+        options={"com.docker.network.bridge.name": bridge})
+    testcase.addCleanup(network.remove)
+    rule = ["OUTPUT", "-o", bridge, "-p", "tcp", "--dport", "22", "-j",
+            "DROP"]
+    subprocess.run(["iptables", "-I"] + rule, check=True)
+    testcase.addCleanup(subprocess.run, ["iptables", "-D"] + rule,
+                        check=True)
+    return network.name
 
 
 def kill_group(pgid):

@@ -7,11 +7,11 @@ iterations say why, what could run still reports, no instance is left.
 
 import json
 import os
-import subprocess
 import uuid
 
 import docker
 
+from rally_container_bench.drivers import base
 from rally_container_bench.drivers import registry
 from rally_container_bench.sysbench import presets
 from rally_container_bench.workloads import sysbench_run
@@ -38,21 +38,9 @@ class FirewalledBridgeTestCase(helpers.DockerRallyTestCase):
     """Containers on a Docker network whose bridge drops SSH (port 22)."""
 
     def setUp(self):
-        client = docker.DockerClient(base_url=self.conf.docker_url)
-        self.addCleanup(client.close)
-        suffix = uuid.uuid4().hex[:6]
-        self.bridge = "rcbfw" + suffix
-        network = client.networks.create(
-            "rcbench-firewalled-" + suffix, driver="bridge",
-            options={"com.docker.network.bridge.name": self.bridge})
-        self.addCleanup(network.remove)
-        rule = ["OUTPUT", "-o", self.bridge, "-p", "tcp", "--dport", "22",
-                "-j", "DROP"]
-        subprocess.run(["iptables", "-I"] + rule, check=True)
-        self.addCleanup(subprocess.run, ["iptables", "-D"] + rule,
-                        check=True)
+        network = helpers.firewalled_docker_network(self, self.conf)
         self.firewalled = helpers.RallyHome(options={
-            "docker_network": network.name, "ssh_timeout": SSH_TIMEOUT})
+            "docker_network": network, "ssh_timeout": SSH_TIMEOUT})
         self.addCleanup(self.firewalled.close)
 
     def test_ssh_never_reachable_fails_each_iteration_and_leaves_nothing(self):
@@ -150,3 +138,26 @@ class SysbenchInTheGuestTestCase(helpers.DockerRallyTestCase):
                                   version, "sysbench", "/root", 30)
         self.assertIn("cpu output is unreadable", str(caught.exception))
         self.assertIn("no numbers here", caught.exception.raw)
+
+    def test_a_guest_too_slow_to_answer_a_login_is_not_ready_yet(self):
+        # Its first command hangs past the login attempt (a TCG guest under
+        # load): that attempt failed, it is not the iteration's failure
+        # (Rally's SSHTimeout is no SSHError; it escaped the login probe).
+        self.guest("printf '#!/bin/sh\\nif [ ! -e /tmp/slow-done ]; then "
+                   "touch /tmp/slow-done; sleep 30; fi\\nexec /bin/sh -c "
+                   "\"$SSH_ORIGINAL_COMMAND\"\\n' > /usr/local/bin/slow-once"
+                   " && chmod +x /usr/local/bin/slow-once && echo "
+                   "'ForceCommand /usr/local/bin/slow-once' >> "
+                   "/etc/ssh/sshd_config.d/rcbench.conf && kill -HUP 1")
+        probe = self.driver.executor(self.instance)
+
+        def ran_a_command():
+            # Until sshd is back from its reload, attempts fail earlier.
+            found = probe.try_login(3)
+            return found if found[0] is None or "SSHTimeout" in found[0] \
+                else None
+        why_not, refused = base.wait_until(ran_a_command, 30, 0.2,
+                                           "sshd back after its reload")
+        self.assertIn("SSHTimeout", why_not or "")
+        self.assertFalse(refused)
+        self.assertEqual((None, False), probe.try_login(10))

@@ -98,6 +98,40 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
         # kill PID, timeout(1), a CI job's time limit: Rally's process only.
         self.interrupt_and_check(lambda rally: rally.terminate())
 
+    def test_ctrl_c_ends_a_network_wait_at_once(self):
+        # Its guest never answers SSH (the bridge drops port 22) and
+        # ssh_timeout is long: before, the first Ctrl-C left the iteration
+        # waiting up to ssh_timeout.
+        network = helpers.firewalled_docker_network(self, self.conf)
+        waiting = helpers.RallyHome(options={"docker_network": network,
+                                             "ssh_timeout": 600})
+        self.addCleanup(waiting.close)
+        home, self.home = self.home, waiting
+        self.addCleanup(setattr, self, "home", home)
+        rally = self.start_rally(_task(2, 1, ["quick-cpu"]))
+        uuid = self.wait_for_line(rally, _STARTED, timeout=120)
+        base.wait_until(lambda: self.containers(uuid), 120, 0.2,
+                        "the container of task %s" % uuid)
+        time.sleep(3)  # well into the network phase
+        interrupted = time.time()
+        os.killpg(rally.pid, signal.SIGINT)
+        self.wait_for_exit(rally, 120)
+        self.assertIn("aborted", waiting.rally("task", "status",
+                                               uuid).stdout)
+        self.assertEqual([], self.containers(uuid))
+        (workload,) = helpers.workloads(waiting.results(uuid))
+        iteration = workload["data"][0]
+        network_phase = next(a for a in iteration["atomic_actions"]
+                             if a["name"] == "network")
+        # Rally may start the next before it reads the abort (every 2 s):
+        # that one creates nothing.
+        for later in workload["data"][1:]:
+            self.assertEqual([], helpers.atomic_names(later))
+        self.assertLess(network_phase["finished_at"] - interrupted, 5)
+        self.assertIn("the task is being aborted",
+                      " ".join(iteration["error"]))
+        self.assertIn("delete", helpers.atomic_names(iteration))
+
     def test_rally_task_abort_leaves_nothing(self):
         rally = self.start_rally(_task(50, 2, ["quick-cpu"]))
         uuid = self.wait_for_iteration_end(rally)
@@ -188,3 +222,63 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
                 self.assertNotIn("PRIVATE KEY", text)
                 for line in key_lines:
                     self.assertNotIn(line, text)
+
+
+class QuickstartCtrlCTestCase(helpers.DockerRallyTestCase):
+    """README command 1 interrupted: it says so and writes what finished."""
+
+    def test_ctrl_c_writes_partial_reports_and_says_aborted(self):
+        scratch = self.home.path
+        args = os.path.join(scratch, "args.yaml")
+        with open(args, "w") as f:
+            f.write("platforms: [docker]\nconcurrency: [1]\ntimes: 30\n"
+                    "tests: [quick-cpu]\n")
+        results = os.path.join(scratch, "results")
+        # The quickstart's own venv (tools/install-deps.sh made it before
+        # the tests ran), never the tox env the test runs in.
+        venv = os.path.join(helpers.TOP, ".venv")
+        env = dict(os.environ, HOME=scratch,
+                   XDG_CACHE_HOME=helpers.CACHE_HOME, RCBENCH_VENV=venv,
+                   RCBENCH_TASK_ARGS=args, RCBENCH_RESULTS=results)
+        quickstart = subprocess.Popen(
+            ["bash", os.path.join(helpers.TOP, "tools", "quickstart.sh")],
+            cwd=helpers.TOP, env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.addCleanup(helpers.kill_group, quickstart.pid)
+
+        def iterations_ended():
+            logs = [os.path.join(results, d, "rally-task.log")
+                    for d in (os.listdir(results)
+                              if os.path.isdir(results) else [])]
+            for path in logs:
+                with open(path) as f:
+                    if len(_ITERATION_END.findall(f.read())) >= 2:
+                        return path
+            return None
+        log = base.wait_until(iterations_ended, 600, 0.5,
+                              "two iterations of the quickstart's task")
+        os.killpg(quickstart.pid, signal.SIGINT)  # a terminal's Ctrl-C
+        out, _ = quickstart.communicate(timeout=300)
+        self.assertEqual(130, quickstart.returncode, out[-3000:])
+        self.assertIn("ABORTED", out)
+        self.assertNotIn("did not start", out)
+        run_dir = os.path.dirname(log)
+        with open(os.path.join(run_dir, "rally.json")) as f:
+            (workload,) = helpers.workloads(json.load(f))
+        finished = [i for i in workload["data"] if not i["error"]]
+        self.assertGreaterEqual(len(finished), 2)
+        self.assertLess(len(workload["data"]), 30)
+        for name in ("rally.html", "comparison.html", "comparison.md"):
+            self.assertTrue(os.path.getsize(os.path.join(run_dir, name)),
+                            name)
+        uuid = _ITERATION_END.search(open(log).read()).group(1)
+        self.assertEqual([], self.containers(uuid, self.quickstart_home(
+            scratch)))
+
+    @staticmethod
+    def quickstart_home(scratch):
+        """The quickstart's Rally (its DB under the scratch HOME)."""
+        home = helpers.RallyHome.__new__(helpers.RallyHome)
+        home.path = scratch
+        home.conf = os.path.join(scratch, ".rally", "rally.conf")
+        return home

@@ -5,12 +5,19 @@ on their bridge two at once; every server stopped, every instance gone,
 and the comparison report lines them up against native."""
 
 import os
+import subprocess
+import tempfile
 import unittest
 
+from rally_container_bench.drivers import base
+from rally_container_bench.drivers import native
 from rally_container_bench.drivers import registry
+from rally_container_bench.netload import http
+from rally_container_bench.netload import iperf3
 from rally_container_bench import opts
 from rally_container_bench import rally_tasks
 from rally_container_bench.report import comparison
+from rally_container_bench.workloads import net_run
 from tests.functional import helpers
 
 SAMPLE = os.path.join("samples", "tasks", "workloads",
@@ -89,3 +96,52 @@ class NetworkWorkloadsTestCase(unittest.TestCase):
         # The native servers ran on this host: none may be left.
         self.assertEqual([], helpers.processes("iperf3 --server"))
         self.assertEqual([], helpers.processes("rcbench-nginx"))
+
+
+class _ListeningProbe(object):
+    """The Rally host's client: it first reads where the server listens.
+
+    ss on this host: native servers run here.
+    """
+
+    def __init__(self, port):
+        self.port = port
+        self.listening = None
+        self.client = native.NativeExecutor()
+
+    def run(self, argv, timeout, cwd=None):
+        if self.listening is None:
+            self.listening = subprocess.run(
+                ["ss", "-H", "-l", "-t", "-n", "sport = :%d" % self.port],
+                capture_output=True, text=True, check=True).stdout.split()
+        return self.client.run(argv, timeout, cwd)
+
+
+class NativeServersListenOnLoopbackTestCase(unittest.TestCase):
+    """Servers of native network tests are not reachable from elsewhere."""
+
+    def endpoint(self, service):
+        return base.host_network_endpoint({}, service)
+
+    def local_address(self, probe):
+        # ss -H -l -t -n: State Recv-Q Send-Q Local:Port Peer:Port
+        return probe.listening[3].rsplit(":", 1)[0]
+
+    def test_iperf3_server_binds_loopback(self):
+        endpoint = self.endpoint("iperf3")
+        probe = _ListeningProbe(endpoint.port)
+        with tempfile.TemporaryDirectory() as workdir:
+            net_run.run_iperf3(native.NativeExecutor(), probe,
+                               iperf3.Iperf3Spec(time=1), endpoint, workdir,
+                               60)
+        self.assertEqual("127.0.0.1", self.local_address(probe))
+
+    def test_nginx_binds_loopback(self):
+        endpoint = self.endpoint("http")
+        probe = _ListeningProbe(endpoint.port)
+        version = net_run.nginx_version(native.NativeExecutor(), 30)
+        with tempfile.TemporaryDirectory() as workdir:
+            net_run.run_http(native.NativeExecutor(), probe,
+                             http.HttpSpec(connections=1, duration=1),
+                             endpoint, workdir, 60, version)
+        self.assertEqual("127.0.0.1", self.local_address(probe))

@@ -11,7 +11,6 @@ from oslo_config import cfg
 from rally_container_bench.drivers import acceleration
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemons
-from rally_container_bench.drivers import docker as docker_driver
 from rally_container_bench.drivers import libvirt
 from rally_container_bench.drivers import registry
 from rally_container_bench.drivers import tuning
@@ -26,20 +25,6 @@ def conf(**overrides):
     for name, value in overrides.items():
         c.set_override(name, value, group=opts.GROUP)
     return group
-
-
-class TimestampTestCase(unittest.TestCase):
-
-    def test_docker_and_podman_forms(self):
-        self.assertAlmostEqual(
-            1795347947.0813963,
-            docker_driver.parse_timestamp("2026-11-22T11:45:47.0813963Z"),
-            places=6)
-        self.assertEqual(1795347947.0, docker_driver.parse_timestamp(
-            "2026-11-22T11:45:47Z"))
-        self.assertIsNone(docker_driver.parse_timestamp(
-            "0001-01-01T00:00:00Z"))
-        self.assertIsNone(docker_driver.parse_timestamp(""))
 
 
 class DomainXmlTestCase(unittest.TestCase):
@@ -155,3 +140,18 @@ class DaemonTestCase(unittest.TestCase):
             self.assertTrue(group, name)
             for daemon in group:
                 self.assertTrue(daemon.argv)
+
+    def test_asking_for_the_daemons_writes_nothing(self):
+        # Every podman command asks (for podman's namespace holder): the
+        # libvirtd config is written when libvirtd starts, not then.
+        with tempfile.TemporaryDirectory() as scratch:
+            cache = os.path.join(scratch, "cache")
+            daemons.daemons(conf(image_cache_dir=cache))
+            daemons.podman_namespace_holder(conf(image_cache_dir=cache))
+            self.assertFalse(os.path.exists(cache))
+            path = daemons.write_libvirtd_config(cache)
+            (libvirtd,) = [d for d in daemons.daemons(
+                conf(image_cache_dir=cache))["kvm"] if d.name == "libvirtd"]
+            self.assertIn(path, libvirtd.argv)
+            with open(path) as f:
+                self.assertIn('auth_unix_rw = "none"', f.read())

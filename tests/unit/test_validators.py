@@ -258,9 +258,16 @@ class LifecycleReadyTestCase(OverridesMixin, unittest.TestCase):
         self.assertIn("the busybox image is not built in %s" % scratch,
                       found)
 
-    def test_a_daemon_that_is_not_running_is_named(self):
-        if os.path.exists("/run/rcbench-containerd/containerd.sock"):
-            self.skipTest("rcbench's containerd runs here")
-        found = self.errors({"times": 1, "concurrency": 1},
-                            runtime="containerd")
-        self.assertIn("rcbench engines start containerd", found)
+    def test_a_daemon_that_is_not_running_is_named_with_the_image(self):
+        # Whatever runs on this host: a containerd state dir of our own,
+        # where nothing runs, and an empty image cache. Both are named.
+        with tempfile.TemporaryDirectory() as scratch:
+            self.override(image_cache_dir=scratch,
+                          containerd_state_dir=os.path.join(scratch, "run"))
+            found = self.errors({"times": 1, "concurrency": 1},
+                                runtime="containerd")
+        self.assertIn("the busybox image is not built in %s" % scratch,
+                      found)
+        self.assertIn("rcbench's containerd is not running at %s/run/"
+                      "containerd.sock (rcbench engines start containerd)"
+                      % scratch, found)

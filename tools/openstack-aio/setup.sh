@@ -107,9 +107,11 @@ start_backends() {
     /etc/init.d/memcached start >/dev/null
     /etc/init.d/rabbitmq-server start >/dev/null
     wait_port rabbitmq 5672
+    # Passwords go on stdin (rabbitmqctl reads one there when the argument
+    # is left out), never on a command line, which ps shows to every user.
     rabbitmqctl list_users -q 2>/dev/null | grep -q '^openstack' \
-        || rabbitmqctl add_user openstack "$RABBIT_PASS" >/dev/null
-    rabbitmqctl change_password openstack "$RABBIT_PASS" >/dev/null
+        || rabbitmqctl add_user openstack <<< "$RABBIT_PASS" >/dev/null
+    rabbitmqctl change_password openstack <<< "$RABBIT_PASS" >/dev/null
     rabbitmqctl set_permissions openstack '.*' '.*' '.*' >/dev/null
     local sql="" name
     for name in keystone glance placement nova_api nova nova_cell0 neutron; do
@@ -117,7 +119,7 @@ start_backends() {
         sql+="GRANT ALL PRIVILEGES ON $name.* TO 'openstack'@'127.0.0.1'; "
         sql+="GRANT ALL PRIVILEGES ON $name.* TO 'openstack'@'localhost'; "
     done
-    mysql -u root -e "CREATE USER IF NOT EXISTS 'openstack'@'127.0.0.1' IDENTIFIED BY '$DB_PASS'; CREATE USER IF NOT EXISTS 'openstack'@'localhost' IDENTIFIED BY '$DB_PASS'; $sql"
+    mysql -u root <<< "CREATE USER IF NOT EXISTS 'openstack'@'127.0.0.1' IDENTIFIED BY '$DB_PASS'; CREATE USER IF NOT EXISTS 'openstack'@'localhost' IDENTIFIED BY '$DB_PASS'; ALTER USER 'openstack'@'127.0.0.1' IDENTIFIED BY '$DB_PASS'; ALTER USER 'openstack'@'localhost' IDENTIFIED BY '$DB_PASS'; $sql"
     # Every worker of every service holds connections.
     mysql -u root -e "SET GLOBAL max_connections = 1000"
 }
@@ -128,7 +130,9 @@ sync_databases() {
     as keystone keystone-manage db_sync
     as keystone keystone-manage fernet_setup --keystone-user keystone --keystone-group keystone
     as keystone keystone-manage credential_setup --keystone-user keystone --keystone-group keystone
-    as keystone keystone-manage bootstrap --bootstrap-password "$ADMIN_PASS" \
+    # The admin's password through the environment keystone-manage reads
+    # (OS_BOOTSTRAP_PASSWORD), not argv.
+    OS_BOOTSTRAP_PASSWORD=$ADMIN_PASS as keystone keystone-manage bootstrap \
         --bootstrap-admin-url http://127.0.0.1:5000/v3/ \
         --bootstrap-internal-url http://127.0.0.1:5000/v3/ \
         --bootstrap-public-url http://127.0.0.1:5000/v3/ \

@@ -11,8 +11,14 @@ Ctrl-C interrupts at once, as Rally does.
 
 SIGTERM (``kill``, ``timeout``, a CI job's time limit) is handled the same
 way: by default it would end Rally at once, instances and all.
+
+Either way, and on ``rally task abort`` from another shell, the waits of
+the running iterations (build, network, the start barrier) end within a
+fraction of a second (rally_container_bench.abort): an iteration does not
+wait for a guest until ssh_timeout first.
 """
 
+import gc
 import os
 import signal
 import sys
@@ -23,6 +29,9 @@ from rally.common import logging
 from rally.common import objects
 from rally import consts
 from rally.task import context
+from rally.task import runner
+
+from rally_container_bench import abort
 
 LOG = logging.getLogger(__name__)
 
@@ -32,6 +41,8 @@ _SECOND = {signal.SIGINT: signal.default_int_handler,
            signal.SIGTERM: signal.SIG_DFL}
 _ABORT_ATTEMPTS = 20
 _RETRY_DELAY = 0.5
+# How often the task's status is read for an abort from elsewhere.
+_STATUS_POLL = 1.0
 _NOTHING_TO_ABORT = (consts.TaskStatus.ABORTING,
                      consts.TaskStatus.SOFT_ABORTING,
                      consts.TaskStatus.ABORTED,
@@ -88,16 +99,33 @@ class _Watcher(object):
         self.closed = True
         self.interrupted.set()
 
+    def _aborted_elsewhere(self):
+        try:
+            return (objects.Task.get_status(self.task_id)
+                    == consts.TaskStatus.ABORTING)
+        except Exception:
+            return False  # the DB is busy: the next poll reads it
+
     def _run(self):
-        self.interrupted.wait()
+        while not self.interrupted.wait(_STATUS_POLL):
+            if self._aborted_elsewhere():  # rally task abort UUID
+                _stop_runners()
+                abort.request()
+                self.interrupted.wait()
+                return
         if self.closed:
             return
         name = self.signal_name
         sys.stderr.write(
-            "\n%s: aborting task %s after the running iterations; their "
-            "results are kept. %s again to stop at once.\n"
-            % (name, self.task_id, name))
-        if not abort_task(self.task_id):
+            "\n%s: aborting task %s: running iterations stop waiting and "
+            "delete their instances; finished results are kept. %s again "
+            "to stop at once.\n" % (name, self.task_id, name))
+        # The task is marked aborting first: an iteration that gives up
+        # its wait must not end the task as "finished" before that.
+        aborted = abort_task(self.task_id)
+        _stop_runners()
+        abort.request()
+        if not aborted:
             sys.stderr.write("%s: could not abort task %s (see the log); %s "
                              "again to stop at once.\n"
                              % (name, self.task_id, name))
@@ -113,6 +141,7 @@ class GracefulInterrupt(context.Context):
         self._watcher = None
         if threading.current_thread() is not threading.main_thread():
             return  # only the main thread may set signal handlers
+        abort.arm()  # before Rally forks the runner's processes
         self._watcher = _Watcher(self.context["task"]["uuid"])
         for signum in SIGNALS:
             self._previous[signum] = signal.signal(signum,
@@ -123,3 +152,35 @@ class GracefulInterrupt(context.Context):
             signal.signal(signum, previous)
         if self._watcher is not None:
             self._watcher.close()
+            if abort.requested():
+                _mark_aborted(self.context["task"]["uuid"])
+            abort.disarm()
+
+
+def _stop_runners():
+    """No new iteration starts from now on.
+
+    Rally's own abort reaches the runner within 2 s (it polls its DB);
+    iterations that give up their waits at once would let it start the
+    rest of the workload meanwhile, each failing at once. The runner of
+    the running workload lives in this process: it is told now, as Rally
+    tells it (ScenarioRunner.abort).
+    """
+    for candidate in gc.get_objects():
+        if isinstance(candidate, runner.ScenarioRunner):
+            candidate.abort()
+
+
+def _mark_aborted(task_id):
+    """The task ends "aborted", not "finished".
+
+    Rally reads an abort from its DB every 2 s; iterations that gave up
+    their waits can end the workload before that, and a task whose last
+    workload ends while "aborting" would be marked finished.
+    """
+    try:
+        if objects.Task.get_status(task_id) == consts.TaskStatus.ABORTING:
+            objects.Task.get(task_id).update_status(
+                consts.TaskStatus.ABORTED)
+    except Exception as e:
+        LOG.warning("task %s: not marked aborted: %s" % (task_id, e))

@@ -12,6 +12,7 @@ from rally.common import logging
 from rally.task import context
 from rally.task import scenario
 
+from rally_container_bench import abort
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import registry
 from rally_container_bench.lifecycle import registry as lifecycle_registry
@@ -37,6 +38,10 @@ class LocalCleanup(context.Context):
             on_error=lambda d, e: self._answered.discard(d))
 
     def cleanup(self):
+        with abort.shielded():  # an aborted task's leftovers go too
+            self._delete_leftovers()
+
+    def _delete_leftovers(self):
         owner_id = self.get_owner_id()
         owner = scenario.Scenario.get(self.context["scenario_name"])
         task_id = self.context["task"]["uuid"]

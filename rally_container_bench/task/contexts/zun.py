@@ -8,6 +8,12 @@ runtime belongs to the admin's project (choosing a runtime is admin-only in
 Zun's default policy), and Zun looks its security groups up in that
 project, so the users' group (Rally's allow_ssh) cannot be used there.
 
+Quotas: with admin credentials, Zun's quotas (containers, cpu, memory,
+disk) of every project that creates the workload's containers (the
+users', and the admin's) are lifted for the workload and put back after:
+Zun's defaults (40 containers, 20 vCPUs) stop KEK's 32-at-once ladder,
+and rally-openstack's quotas context knows no Zun.
+
 Cleanup (also after failures and aborts): rally-openstack's resource
 cleanup knows no Zun, so this lists the containers of the task's users and
 the admin's and deletes those whose names the workload's scenario
@@ -19,10 +25,12 @@ from rally.common import logging
 from rally.task import context
 from rally.task import scenario
 
+from rally_container_bench import abort
 from rally_container_bench.drivers import base
 from rally_container_bench import opts
 
 LOG = logging.getLogger(__name__)
+QUOTAS = ("containers", "cpu", "memory", "disk")
 RULES = ({"protocol": "icmp"},
          {"protocol": "tcp", "port_range_min": 22, "port_range_max": 22})
 
@@ -37,6 +45,7 @@ class ZunContext(context.Context):
         admin = self.context.get("admin")
         if not admin:
             return
+        self._lift_quotas(admin["credential"].clients().zun())
         neutron = admin["credential"].clients().neutron()
         group = neutron.create_security_group({"security_group": {
             "name": self.generate_random_name(),
@@ -48,6 +57,31 @@ class ZunContext(context.Context):
             neutron.create_security_group_rule({"security_group_rule": dict(
                 rule, direction="ingress", ethertype="IPv4",
                 remote_ip_prefix="0.0.0.0/0", security_group_id=group_id)})
+
+    def _projects(self):
+        projects = {user["tenant_id"] for user in self.context.get("users",
+                                                                   [])}
+        admin = self.context["admin"]["credential"]
+        projects.add(admin.clients().keystone.auth_ref.project_id)
+        return sorted(projects)
+
+    def _lift_quotas(self, zun):
+        """No Zun quota limits the workload's projects (put back after)."""
+        saved = self.context["rcbench_zun"]["saved_quotas"] = {}
+        for project in self._projects():
+            before = zun.quotas.get(project)
+            saved[project] = {key: getattr(before, key)
+                              for key in QUOTAS if hasattr(before, key)}
+            zun.quotas.update(project, **{key: -1 for key in QUOTAS})
+
+    def _restore_quotas(self, zun):
+        for project, values in self.context.get("rcbench_zun", {}).get(
+                "saved_quotas", {}).items():
+            try:
+                zun.quotas.update(project, **values)
+            except Exception as e:
+                LOG.warning("rcbench_zun cleanup: Zun quotas of project %s "
+                            "not put back to %s: %s" % (project, values, e))
 
     def _clients(self):
         """(zunclient, list kwargs, delete kwargs): users, then admin.
@@ -75,6 +109,9 @@ class ZunContext(context.Context):
                 continue
             for container in found:
                 self._delete(zun, container, list_kwargs, delete_kwargs)
+        if self.context.get("admin"):
+            self._restore_quotas(
+                self.context["admin"]["credential"].clients().zun())
         group_id = self.context.get("rcbench_zun", {}).get(
             "admin_secgroup_id")
         if group_id:
@@ -91,10 +128,11 @@ class ZunContext(context.Context):
                     % container.name)
         try:
             zun.containers.delete(container.uuid, **delete_kwargs)
-            base.wait_until(
-                lambda: _gone(zun, container.uuid, list_kwargs),
-                opts.register().delete_timeout, 1,
-                "Zun container %s gone" % container.name)
+            with abort.shielded():  # an aborted task's leftovers go too
+                base.wait_until(
+                    lambda: _gone(zun, container.uuid, list_kwargs),
+                    opts.register().delete_timeout, 1,
+                    "Zun container %s gone" % container.name)
         except Exception as e:
             LOG.warning("cleanup: Zun container %s not deleted: %s"
                         % (container.name, e))

@@ -12,6 +12,7 @@ from rally.common import validation
 from rally.task import atomic
 from rally.task import scenario
 
+from rally_container_bench import abort
 from rally_container_bench.drivers import native
 from rally_container_bench.lifecycle import footprint
 from rally_container_bench.lifecycle import registry
@@ -38,7 +39,8 @@ class LifecycleScenario(scenario.Scenario):
     def _force_remove(self, driver, name, failed):
         """Untimed removal; an error here does not hide the first one."""
         try:
-            driver.force_remove(name)
+            with abort.shielded():
+                driver.force_remove(name)
         except Exception as e:
             if not failed:
                 raise

@@ -7,6 +7,7 @@ import tempfile
 from rally.common import validation
 from rally.task import scenario
 
+from rally_container_bench import abort
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import native
 from rally_container_bench.drivers import ssh as ssh_login
@@ -58,6 +59,7 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
         :param user: SSH user on host
         :param key_file: private key file of that SSH login
         """
+        abort.check("starting an iteration")
         conf = opts.register()
         executable = sysbench_path or conf.sysbench_path
         if host:

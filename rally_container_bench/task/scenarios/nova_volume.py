@@ -10,6 +10,7 @@ from rally.task import types
 from rally_openstack.common import consts
 from rally_openstack.task import scenario
 
+from rally_container_bench import abort
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import cinder as cinder_driver
 from rally_container_bench.drivers import guest_disk
@@ -123,20 +124,25 @@ class BootVolumeSysbenchDelete(nova.NovaInstancesScenario):
         if volume_id is None:
             return
         try:
-            if attached:
-                with contextlib.suppress(base.DriverError):
-                    executor.run(guest_disk.unmount_argv(), 120)
-                with atomic.ActionTimer(self, "volume.detach"):
-                    volumes.detach(instance.id, volume_id,
-                                   conf.delete_timeout)
-            with atomic.ActionTimer(self, "volume.delete"):
-                volumes.delete(volume_id, conf.delete_timeout)
+            with abort.shielded():
+                self._detach_and_delete(volumes, instance, executor,
+                                        volume_id, attached, conf)
         except Exception as e:
             if not failed:
                 raise
             LOG.warning("volume %s was not removed after the iteration "
                         "failed (Rally's cleanup gets it): %s"
                         % (volume_id, e))
+
+    def _detach_and_delete(self, volumes, instance, executor, volume_id,
+                           attached, conf):
+        if attached:
+            with contextlib.suppress(base.DriverError):
+                executor.run(guest_disk.unmount_argv(), 120)
+            with atomic.ActionTimer(self, "volume.detach"):
+                volumes.detach(instance.id, volume_id, conf.delete_timeout)
+        with atomic.ActionTimer(self, "volume.delete"):
+            volumes.delete(volume_id, conf.delete_timeout)
 
     @staticmethod
     def _guest_device(executor, volume_id, timeout):

@@ -10,6 +10,8 @@ import contextlib
 from rally.common import logging
 from rally.task import atomic
 
+from rally_container_bench import abort
+from rally_container_bench.drivers import base
 from rally_container_bench import opts
 
 LOG = logging.getLogger(__name__)
@@ -37,21 +39,31 @@ class InstancePhasesMixin:
         instance = None
         failed = False
         try:
+            # An iteration Rally starts after an abort creates nothing.
+            abort.check("starting an iteration")
             with atomic.ActionTimer(self, "build"):
                 instance = driver.create(self.generate_random_name())
                 driver.wait_running(instance, conf.boot_timeout)
             if network:
                 with atomic.ActionTimer(self, "network"):
                     self._network(driver, instance, conf)
+                if driver.own_kernel:
+                    self._guest_boot_time(driver, instance)
             driver.record_engine_times(instance)
             yield instance
         except BaseException:
             failed = True
+            # Not at the start barrier (never booted, or failed between
+            # tests): the rest of its wave does not wait for it.
+            leave = getattr(self, "_leave_start_barrier", None)
+            if leave is not None:
+                leave()
             raise
         finally:
             if instance is not None:
                 try:
-                    with atomic.ActionTimer(self, "delete"):
+                    # Also when the task is being aborted: nothing stays.
+                    with abort.shielded(), atomic.ActionTimer(self, "delete"):
                         driver.delete(instance)
                         driver.wait_deleted(instance, conf.delete_timeout)
                 except Exception as e:
@@ -61,6 +73,27 @@ class InstancePhasesMixin:
                                 "failed: %s" % (instance.name, e))
                 self.add_output(complete=engine_times_table(
                     instance, driver.engine_times_note))
+
+    def _guest_boot_time(self, driver, instance):
+        """The guest's uptime at its first login: boot time seen inside."""
+        try:
+            with contextlib.closing(driver.executor(instance)) as executor:
+                result = executor.run(["cat", "/proc/uptime"], 60)
+            boot = float(result.stdout.split()[0])
+        except (base.DriverError, ValueError, IndexError) as e:
+            LOG.warning("%s: no boot time read inside: %s"
+                        % (instance.name, e))
+            return
+        self.add_output(complete={
+            "title": GUEST_TITLE,
+            "description": "Read inside the guest at its first login "
+                           "(/proc/uptime): its kernel's time since boot, "
+                           "free of the harness's polling",
+            "chart_plugin": "Table",
+            "data": {"cols": ["boot_s"], "rows": [[round(boot, 3)]]}})
+
+
+GUEST_TITLE = "guest"
 
 
 def engine_times_table(instance, note):

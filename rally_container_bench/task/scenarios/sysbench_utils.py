@@ -6,11 +6,16 @@ additive StatsTable ("<metric> (<unit>)" rows, aggregated over the
 iterations by Rally), and the place it ran as a complete table.
 """
 
+import contextlib
+
 from rally import exceptions
 from rally.task import atomic
 
+from rally_container_bench import barrier
+from rally_container_bench.drivers import base
 from rally_container_bench.drivers import native
 from rally_container_bench import opts
+from rally_container_bench import validity
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import fio_run
 from rally_container_bench.workloads import net_run
@@ -18,6 +23,10 @@ from rally_container_bench.workloads import sysbench_run
 from rally_container_bench.workloads import tests as tests_lib
 
 ENVIRONMENT_TITLE = "environment"
+START_BARRIER_TITLE = "start barrier"
+VALIDITY_TITLE = "validity"
+VALIDITY_COLUMNS = ("test", "host_busy", "host_steal", "host_running_max",
+                    "clock_ratio", "clock_mismatch")
 
 
 # The tool whose version a test records, where it is not the test's own.
@@ -29,7 +38,43 @@ class SysbenchTestsFailed(exceptions.RallyException):
     msg_fmt = "%(message)s"
 
 
-class SysbenchScenarioMixin:
+class StartBarrierMixin:
+    """An iteration's place at the synchronised start (rcbench_start_barrier).
+
+    Without that context every method is a no-op.
+    """
+
+    def _at_start_barrier(self, point, label):
+        sync = barrier.current()
+        if sync is None:
+            return
+        waited, timed_out = sync.wait(self.context.get("iteration", 1),
+                                      point)
+        self._barrier_next = point + 1
+        self.__dict__.setdefault("_barrier_waits", []).append(
+            [label, round(waited, 3), "timed out" if timed_out else "no"])
+
+    def _leave_start_barrier(self):
+        """Release the points this iteration will not reach (it failed)."""
+        sync = barrier.current()
+        if sync is not None:
+            sync.leave(self.context.get("iteration", 1),
+                       getattr(self, "_barrier_next", 0))
+            self._barrier_next = sync.points  # once: it is gone
+
+    def _start_barrier_table(self):
+        waits = getattr(self, "_barrier_waits", None)
+        if waits:
+            self.add_output(complete={
+                "title": START_BARRIER_TITLE,
+                "description": "Seconds this instance waited for the "
+                               "others of its wave before each test",
+                "chart_plugin": "Table",
+                "data": {"cols": ["test", "waited_s", "timed_out"],
+                         "rows": waits}})
+
+
+class SysbenchScenarioMixin(StartBarrierMixin):
 
     def add_environment(self, environment):
         """Where the iteration ran: the comparison report groups by it."""
@@ -43,13 +88,25 @@ class SysbenchScenarioMixin:
         return lambda label: self._timed("%s.%s" % (tool, label))
 
     def run_tests(self, executor, tests, executable, workdir,
-                  timeout=None, metadata=None, endpoint=None):
+                  timeout=None, metadata=None, endpoint=None,
+                  synchronised=True):
         """Run every test, report each, raise if any failed.
 
         A failed test does not stop the others, so one bad test loses no
         other result of the iteration. endpoint(service) -> base.Endpoint:
         where this host reaches a server inside (iperf3, http tests).
+        With a start barrier (and synchronised), each test starts when the
+        instance's whole wave is ready for it.
         """
+        try:
+            self._run_tests(executor, tests, executable, workdir, timeout,
+                            metadata, endpoint, synchronised)
+        finally:
+            self._leave_start_barrier()
+            self._start_barrier_table()
+
+    def _run_tests(self, executor, tests, executable, workdir, timeout,
+                   metadata, endpoint, synchronised):
         timeout = timeout or opts.register().command_timeout
         specs = tests_lib.resolve_all(tests)
         versions = self._versions(executor, specs, executable, timeout)
@@ -57,40 +114,57 @@ class SysbenchScenarioMixin:
             "%s_version" % SERVER_OF.get(tool, tool): version
             for tool, version in versions.items()})
         environment.update(metadata or {})
+        sync = barrier.current() if synchronised else None
+        if sync is not None:
+            environment["start_barrier"] = (
+                "each test starts when the instance's wave of %d is ready "
+                "(timeout %g s)" % (sync.concurrency, sync.timeout))
         self.add_environment(environment)
-        failures = []
-        for spec in specs:
+        failures, checks = [], []
+        clocked = executor.kind != "native" and not getattr(
+            executor, "replays", False)
+        for point, spec in enumerate(specs):
             tool = spec.tool
-            timed = self._timer(tool)
-            try:
-                if tool == "fio":
-                    run = fio_run.run_test(executor, spec, "fio", workdir,
-                                           timeout, timed=timed)
-                elif tool == "iperf3":
-                    run = net_run.run_iperf3(
-                        executor, native.NativeExecutor(), spec,
-                        _endpoint(endpoint, tool), workdir, timeout, timed)
-                elif tool == "http":
-                    run = net_run.run_http(
-                        executor, native.NativeExecutor(), spec,
-                        _endpoint(endpoint, tool), workdir, timeout,
-                        versions[tool], timed)
-                else:
-                    run = sysbench_run.run_test(
-                        executor, spec, versions[tool], executable, workdir,
-                        timeout, timed=timed)
-            except common.WorkloadError as e:
-                failures.append(str(e))
-                if e.raw:
-                    self.add_output(complete=_raw_output(
-                        "%s %s" % (tool, spec.label), e.raw))
-                continue
+            if sync is not None:
+                self._at_start_barrier(point, spec.label)
+            with _validity(executor if clocked else None, spec, checks):
+                try:
+                    run = self._run_one(executor, spec, versions, executable,
+                                        workdir, timeout, endpoint)
+                except common.WorkloadError as e:
+                    failures.append(str(e))
+                    if e.raw:
+                        self.add_output(complete=_raw_output(
+                            "%s %s" % (tool, spec.label), e.raw))
+                    continue
             self.add_output(additive=_metrics_table(
                 tool, run, versions[tool], getattr(spec, "threads", None)))
+        if checks:
+            self.add_output(complete=_validity_table(checks))
         if failures:
             raise SysbenchTestsFailed(
                 message="%d of %d tests failed: %s"
                         % (len(failures), len(specs), " | ".join(failures)))
+
+    def _run_one(self, executor, spec, versions, executable, workdir,
+                 timeout, endpoint):
+        tool = spec.tool
+        timed = self._timer(tool)
+        if tool == "fio":
+            return fio_run.run_test(executor, spec, "fio", workdir, timeout,
+                                    timed=timed)
+        if tool == "iperf3":
+            return net_run.run_iperf3(
+                executor, native.NativeExecutor(), spec,
+                _endpoint(endpoint, tool), workdir, timeout, timed)
+        if tool == "http":
+            return net_run.run_http(
+                executor, native.NativeExecutor(), spec,
+                _endpoint(endpoint, tool), workdir, timeout, versions[tool],
+                timed)
+        return sysbench_run.run_test(executor, spec, versions[tool],
+                                     executable, workdir, timeout,
+                                     timed=timed)
 
     def _versions(self, executor, specs, executable, timeout):
         """{tool: version} of the tools the specs need, asked first."""
@@ -111,6 +185,48 @@ class SysbenchScenarioMixin:
                         "%s --version" % tool, e.raw))
                 raise
         return versions
+
+
+@contextlib.contextmanager
+def _validity(executor, spec, checks):
+    """Host load around one test and, inside an instance, its clock."""
+    before = validity.host_sample()
+    first = _guest_clock(executor)
+    try:
+        yield
+    finally:
+        second = _guest_clock(executor) if first else None
+        load = validity.host_load(before, validity.host_sample())
+        clock = validity.clock_check(first, second) if second else {}
+        checks.append([
+            "%s.%s" % (spec.tool, spec.label), _share(load["busy"]),
+            _share(load["steal"]), load["running_max"],
+            "" if clock.get("ratio") is None else round(clock["ratio"], 5),
+            "yes" if clock.get("mismatch") else ("no" if clock else "")])
+
+
+def _guest_clock(executor):
+    if executor is None:
+        return None
+    try:
+        return validity.read_guest_clock(executor)
+    except base.DriverError:
+        return None
+
+
+def _share(value):
+    return "" if value is None else round(value, 4)
+
+
+def _validity_table(checks):
+    return {"title": VALIDITY_TITLE,
+            "description": "The Rally host's CPU during each test (busy and "
+                           "steal shares, most runnable tasks seen) and the "
+                           "instance's clock against the host's (guest "
+                           "elapsed / host elapsed; mismatch: beyond 2 %% "
+                           "whatever the SSH latency)",
+            "chart_plugin": "Table",
+            "data": {"cols": list(VALIDITY_COLUMNS), "rows": checks}}
 
 
 def _endpoint(endpoint, service):

@@ -39,6 +39,11 @@ class Iperf3TestCase(unittest.TestCase):
                           "--reverse"], argv)
         self.assertIn("--one-off", iperf3.server_argv(5201, "/root/p"))
 
+    def test_server_binds_where_asked(self):
+        self.assertNotIn("--bind", iperf3.server_argv(5201, "/root/p"))
+        argv = iperf3.server_argv(40000, "/tmp/p", address="127.0.0.1")
+        self.assertEqual(["--bind", "127.0.0.1"], argv[-2:])
+
     def test_parses_throughput_and_retransmits(self):
         result = iperf3.parse(fixture("iperf3", "3.12",
                                       "to-instance-2streams.json"))
@@ -132,6 +137,10 @@ class HttpTestCase(unittest.TestCase):
         # expand, and shlex keeps it whole.
         self.assertNotIn("%", conf)
         self.assertEqual([conf], shlex.split(shlex.quote(conf)))
+
+    def test_nginx_listens_on_the_address_given(self):
+        self.assertIn("listen 127.0.0.1:40001 reuseport;", http.nginx_conf(
+            "/tmp/rcbench-nginx", 40001, "127.0.0.1"))
 
     def test_nginx_version_from_stderr(self):
         self.assertEqual("1.22.1", http.parse_nginx_version(

@@ -47,12 +47,39 @@ class MarkdownTestCase(unittest.TestCase):
                     if text_line.startswith("| sysbench.cpu.events_per_s"))
         cells = [c.strip() for c in line.strip("|").split("|")]
         self.assertEqual(7, len(cells))  # metric, native, 5 platforms
-        # native: its own mean and CI; the others: "-72.6 % [-74.0, -71.2] *"
+        # native: its own mean and CI; the others: "-72.6 % [-74.0,
+        # -71.2] worse", "+1.4 % [+0.9, +1.9] equivalent ±2 %", ...
         self.assertRegex(cells[1], r"^[0-9.]+ \[[0-9.]+, [0-9.]+\]$")
         for cell in cells[2:]:
             self.assertRegex(cell, r"^[+-][0-9.]+ % \[[+-][0-9.]+, "
-                                   r"[+-][0-9.]+\]( \*)?$")
+                                   r"[+-][0-9.]+\] (worse|better|equivalent "
+                                   r"±2 %|inconclusive \(n ≈ \d+\))$")
+        self.assertIn("worse", line)
         self.assertIn("n per cell: 4", text)
+
+    def test_no_cell_inside_the_margin_is_called_better_or_worse(self):
+        for row in REPORT["rows"]:
+            if row["verdict"] in ("better", "worse"):
+                self.assertGreater(abs(row["change"]), row["margin"], row)
+            if row["verdict"] == "equivalent":
+                self.assertLess(row["change_ci_high"], row["margin"])
+                self.assertGreater(row["change_ci_low"], -row["margin"])
+
+    def test_headline_shows_one_number_per_measurement(self):
+        headline = {m["name"] for m in REPORT["metrics"] if m["headline"]}
+        self.assertIn("sysbench.memory.read.mib_per_s", headline)
+        self.assertNotIn("sysbench.memory.read.ops_per_s", headline)
+        self.assertIn("sysbench.fileio.rndrd.read_mib_per_s", headline)
+        self.assertNotIn("sysbench.fileio.rndrd.reads_per_s", headline)
+        self.assertIn("sysbench.cpu.events_per_s", headline)
+
+    def test_steps_say_how_many_ran_at_once(self):
+        # The recorded run had no synchronised start: memory tests of the
+        # containers at concurrency 2 ran well below 2 at once.
+        text = render.to_markdown(REPORT)
+        self.assertIn("## How each step ran", text)
+        self.assertRegex(text, r"\| podman-crun \| 2 \| no \| 1\.\d+ of 2")
+        self.assertIn("sysbench.memory.read ran", text)
 
 
 class HtmlTestCase(unittest.TestCase):

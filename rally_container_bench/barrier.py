@@ -1,0 +1,94 @@
+"""A synchronised start: the N instances of a step run each test together.
+
+Rally's constant runner starts iteration i (1-based) when a slot of its
+N frees up, in order, across its worker processes (forked after the
+contexts' setup). Iterations 1..N are the first wave, N+1..2N the next
+(they can only start as the first wave's end), and so on: wave
+(i - 1) // N of size min(N, times - wave * N). Before each of its tests,
+an instance waits at point p of its wave until every instance of the
+wave is there, or gone: one whose boot or test failed leaves, which
+counts as arriving at every point it has not reached. Each wait is
+bounded (timeout: the tests then start anyway, and the result says so)
+and ends at once when the task is aborted.
+
+The shared state lives in shared memory made before Rally forks (the
+rcbench_start_barrier context arms it): no Rally import here.
+"""
+
+import multiprocessing
+import time
+
+from rally_container_bench import abort
+
+_current = None
+
+
+class StartBarrier:
+
+    def __init__(self, times, concurrency, points, timeout):
+        self.times = times
+        self.concurrency = max(1, min(concurrency, times))
+        self.points = max(1, points)
+        self.timeout = timeout
+        waves = -(-times // self.concurrency)
+        context = multiprocessing.get_context("fork")
+        self._arrived = context.Array("i", waves * self.points, lock=False)
+        self._released_at = context.Array("d", waves * self.points,
+                                          lock=False)
+        self._condition = context.Condition()
+
+    def wave_of(self, iteration):
+        return (iteration - 1) // self.concurrency
+
+    def size(self, wave):
+        return min(self.concurrency, self.times - wave * self.concurrency)
+
+    def _slot(self, wave, point):
+        return wave * self.points + point
+
+    def wait(self, iteration, point):
+        """Wait at point (0-based) until the wave is there; (s, timed out).
+
+        s: seconds waited. Raises abort.Aborted when the task is aborted.
+        """
+        wave = self.wave_of(iteration)
+        slot = self._slot(wave, min(point, self.points - 1))
+        started = time.monotonic()
+        deadline = started + self.timeout
+        with self._condition:
+            self._arrived[slot] += 1
+            if self._arrived[slot] >= self.size(wave):
+                self._released_at[slot] = time.time()
+                self._condition.notify_all()
+                return 0.0, False
+            while self._arrived[slot] < self.size(wave):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return time.monotonic() - started, True
+                self._condition.wait(min(left, 0.1))
+                abort.check("waiting at the start barrier (wave %d)" % wave)
+        return time.monotonic() - started, False
+
+    def leave(self, iteration, next_point):
+        """The instance will not reach points next_point..: release them."""
+        wave = self.wave_of(iteration)
+        with self._condition:
+            for point in range(next_point, self.points):
+                self._arrived[self._slot(wave, point)] += 1
+            self._condition.notify_all()
+
+
+def arm(barrier):
+    """Make barrier the one of the workload about to run (before forks)."""
+    global _current
+    _current = barrier
+
+
+def disarm():
+    global _current
+    _current = None
+
+
+def current():
+    """The armed StartBarrier, or None (no synchronised start)."""
+    return _current

@@ -1,0 +1,155 @@
+"""Run against run (A/B): what changed between a baseline and a candidate.
+
+Both are exported Rally results of the same platforms. For every metric x
+platform x concurrency in both: the change (ratio of geometric means,
+candidate / baseline) with its 95 % CI (Welch's t on the logs), a two-
+sided permutation test of the difference of the mean logs (exact up to
+EXACT_LIMIT arrangements, else a fixed-seed sample), and a verdict:
+
+- "worse" / "better": significant (p < alpha) AND the change beyond the
+  effect floor of the metric (Firecracker's A/B rule: both, never one);
+- "no change": within the floor or not significant (the note says which);
+- "not tested": fewer than MIN_N values on a side.
+
+The periodic job's gate is this with per-metric floors from a thresholds
+file (report.gate). Pure: numpy and scipy.stats.
+"""
+
+import collections
+import math
+
+import numpy as np
+from scipy import stats
+
+from rally_container_bench.report import equivalence
+from rally_container_bench.report import results
+
+ALPHA = 0.05
+DEFAULT_FLOOR = 0.05
+MIN_N = 3
+EXACT_LIMIT = 200000
+RESAMPLES = 20000
+SEED = 20151020  # any fixed value: the same runs give the same p
+
+Change = collections.namedtuple(
+    "Change", "metric unit higher_is_better platform concurrency "
+              "baseline_mean candidate_mean n_baseline n_candidate ratio "
+              "ci_low ci_high p_value floor verdict note")
+
+
+def _mean_log_difference(x, y, axis=-1):
+    return np.mean(x, axis=axis) - np.mean(y, axis=axis)
+
+
+def permutation_p(x, y):
+    """Two-sided p of mean(log x) - mean(log y) under exchangeability."""
+    lx, ly = np.log(x), np.log(y)
+    arrangements = math.comb(len(lx) + len(ly), len(lx))
+    exact = arrangements <= EXACT_LIMIT
+    result = stats.permutation_test(
+        (lx, ly), _mean_log_difference, permutation_type="independent",
+        alternative="two-sided", vectorized=True,
+        n_resamples=np.inf if exact else RESAMPLES,
+        random_state=np.random.default_rng(SEED))
+    return float(result.pvalue)
+
+
+def change(candidate, baseline, higher_is_better, floor=DEFAULT_FLOOR,
+           alpha=ALPHA):
+    """(ratio, ci_low, ci_high, p, verdict, note) of candidate vs baseline."""
+    x = np.asarray(candidate, dtype=float)
+    y = np.asarray(baseline, dtype=float)
+    if min(len(x), len(y)) < MIN_N:
+        return (None, None, None, None, "not tested",
+                "fewer than %d iterations on a side" % MIN_N)
+    if (x <= 0).any() or (y <= 0).any():
+        return (None, None, None, None, "not tested",
+                "values <= 0: no ratio")
+    d, se, df = equivalence._welch(x, y)
+    half = stats.t.ppf(1 - alpha / 2, df) * se if se else 0.0
+    p = permutation_p(x, y)
+    ratio = math.exp(d)
+    beyond = abs(d) > math.log1p(floor)
+    if p < alpha and beyond:
+        verdict = "better" if (d > 0) == higher_is_better else "worse"
+        note = None
+    elif beyond:
+        verdict, note = "no change", "not significant (p = %.3g)" % p
+    else:
+        verdict, note = "no change", "within the floor of %g %%" % (
+            100 * floor)
+    return (ratio, math.exp(d - half), math.exp(d + half), p, verdict, note)
+
+
+def _values(documents):
+    collected = results.collect(documents)
+    values = collections.defaultdict(list)
+    meta = {}
+    for sample in collected.samples:
+        values[(sample.metric, sample.platform, sample.concurrency)].append(
+            sample.value)
+        meta[sample.metric] = (sample.unit, sample.higher_is_better)
+    return values, meta, collected
+
+
+def compare(baseline_docs, candidate_docs, floor_of=None, ignored=None):
+    """([Change], keys only one run has, {key: candidate's failed}).
+
+    floor_of(metric) -> fraction (default DEFAULT_FLOOR); ignored(metric)
+    -> True to leave a metric out.
+    """
+    base, _, _ = _values(baseline_docs)
+    cand, meta, collected = _values(candidate_docs)
+    found = []
+    for key in sorted(set(base) & set(cand)):
+        metric, platform, concurrency = key
+        if ignored is not None and ignored(metric):
+            continue
+        unit, higher = meta[metric]
+        floor = floor_of(metric) if floor_of else DEFAULT_FLOOR
+        ratio, low, high, p, verdict, note = change(
+            cand[key], base[key], higher, floor)
+        found.append(Change(metric, unit, higher, platform, concurrency,
+                            float(np.mean(base[key])),
+                            float(np.mean(cand[key])), len(base[key]),
+                            len(cand[key]), ratio, low, high, p, floor,
+                            verdict, note))
+    only = {"baseline": sorted(set(base) - set(cand)),
+            "candidate": sorted(set(cand) - set(base))}
+    failed = {key: n for key, n in collected.failed.items() if n}
+    return found, only, failed
+
+
+def format_changes(changes, only=None, failed=None, everything=True):
+    """A text table: every cell (or only the worse/better ones)."""
+    shown = [c for c in changes if everything
+             or c.verdict in ("worse", "better")]
+    lines = ["%-38s %-16s %4s %11s %11s %8s %18s %7s %6s  %s" % (
+        "metric", "platform", "conc", "baseline", "candidate", "change",
+        "95% CI", "p", "floor", "verdict")]
+    for c in shown:
+        lines.append("%-38s %-16s %4s %11s %11s %8s %18s %7s %6s  %s" % (
+            c.metric[:38], c.platform[:16], c.concurrency,
+            "%.4g" % c.baseline_mean, "%.4g" % c.candidate_mean,
+            _pct(c.ratio), "[%s, %s]" % (_pct(c.ci_low), _pct(c.ci_high))
+            if c.ci_low is not None else "-",
+            "%.3f" % c.p_value if c.p_value is not None else "-",
+            "%g%%" % (100 * c.floor),
+            c.verdict + (" (%s)" % c.note if c.note else "")))
+    for side, keys in sorted((only or {}).items()):
+        if keys:
+            lines.append("only in the %s run: %s" % (side, ", ".join(
+                "%s/%s@%s" % key for key in keys[:10])
+                + (" ... (%d)" % len(keys) if len(keys) > 10 else "")))
+    for (platform, concurrency), n in sorted((failed or {}).items()):
+        lines.append("candidate: %d failed iteration(s) of %s at "
+                     "concurrency %s (left out of every statistic)"
+                     % (n, platform, concurrency))
+    counts = collections.Counter(c.verdict for c in changes)
+    lines.append("%d cells: %s" % (len(changes), ", ".join(
+        "%d %s" % (n, v) for v, n in sorted(counts.items()))))
+    return "\n".join(lines)
+
+
+def _pct(ratio):
+    return "-" if ratio is None else "%+.1f%%" % (100 * (ratio - 1))

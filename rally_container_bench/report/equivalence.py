@@ -1,0 +1,154 @@
+"""Verdicts with a size: equivalent within a margin, or worse/better by X %.
+
+A detectable difference is not a practical one (0.6 % at p < 0.05 is not
+"better"), and no difference found is not equivalence. Each comparison of
+a platform with a reference (native, or a baseline run) gets one of
+
+- "equivalent": within +-margin, shown by two one-sided tests (TOST at
+  alpha / 2 each: the 95 % CI of the ratio, the one shown, lies inside
+  the margin; stricter than the usual 90 %, so every verdict reads off
+  the interval displayed);
+- "worse" / "better" by X % [95 % CI]: the difference is significant
+  (two-sided, alpha) and its estimate lies beyond the margin;
+- "inconclusive": neither, with the iterations per platform that would
+  settle it at the spread observed (power 0.8).
+
+Values are compared on the log scale (every measurement here is positive
+and its effects multiplicative): the effect is the ratio of geometric
+means exp(mean log x - mean log y), its CI and tests Welch's t on the
+logs; the margin m is symmetric there: ratio in [1 / (1 + m), 1 + m].
+Pure: numpy and scipy.stats only.
+"""
+
+import collections
+import math
+
+import numpy as np
+from scipy import stats
+
+ALPHA = 0.05
+# Each one-sided test of TOST: the 95 % CI inside the margin.
+EQUIVALENCE_ALPHA = ALPHA / 2
+POWER = 0.8
+MIN_N = 3
+MAX_N = 10000
+DEFAULT_MARGIN = 0.02  # KEK's resolution: "Docker is 2 % worse"
+
+Effect = collections.namedtuple(
+    "Effect", "ratio ci_low ci_high p_value tost_p verdict needed note")
+NOT_TESTED = Effect(None, None, None, None, None, None, None, None)
+
+
+def _welch(x, y):
+    """(d, se, df) of mean(log x) - mean(log y)."""
+    lx, ly = np.log(x), np.log(y)
+    d = float(np.mean(lx) - np.mean(ly))
+    v1 = float(np.var(lx, ddof=1)) / len(lx)
+    v2 = float(np.var(ly, ddof=1)) / len(ly)
+    se = math.sqrt(v1 + v2)
+    if se == 0:
+        return d, 0.0, float(len(lx) + len(ly) - 2)
+    df = (v1 + v2) ** 2 / (v1 ** 2 / (len(lx) - 1) + v2 ** 2 / (len(ly) - 1))
+    return d, se, df
+
+
+def tost_p(d, se, df, bound):
+    """p of TOST for H0: |d| >= bound (the larger one-sided p)."""
+    if se == 0:
+        return 0.0 if abs(d) < bound else 1.0
+    p_low = stats.t.sf((d + bound) / se, df)
+    p_high = stats.t.cdf((d - bound) / se, df)
+    return float(max(p_low, p_high))
+
+
+def effect(values, reference, higher_is_better, margin=DEFAULT_MARGIN,
+           alpha=ALPHA):
+    """The Effect of values against reference (e.g. a platform vs native)."""
+    x = np.asarray(values, dtype=float)
+    y = np.asarray(reference, dtype=float)
+    if min(len(x), len(y)) < MIN_N:
+        return NOT_TESTED._replace(note="no verdict below n = %d" % MIN_N)
+    if (x <= 0).any() or (y <= 0).any():
+        return NOT_TESTED._replace(note="values <= 0: no ratio verdict")
+    bound = math.log1p(margin)
+    d, se, df = _welch(x, y)
+    half = stats.t.ppf(1 - alpha / 2, df) * se
+    p_diff = (0.0 if d != 0 else 1.0) if se == 0 else float(
+        2 * stats.t.sf(abs(d) / se, df))
+    p_equiv = tost_p(d, se, df, bound)
+    if p_equiv < alpha / 2:
+        verdict = "equivalent"
+    elif p_diff < alpha and abs(d) > bound:
+        verdict = "better" if (d > 0) == higher_is_better else "worse"
+    else:
+        verdict = "inconclusive"
+    needed = None
+    if verdict == "inconclusive":
+        sd = math.sqrt((np.var(np.log(x), ddof=1)
+                        + np.var(np.log(y), ddof=1)) / 2)
+        needed = iterations_needed(sd, d, bound, alpha)
+    return Effect(math.exp(d), math.exp(d - half), math.exp(d + half),
+                  p_diff, p_equiv, verdict, needed, None)
+
+
+def tost_power(n, sd, d, bound, alpha=EQUIVALENCE_ALPHA):
+    """Power of TOST with n per group (noncentral t approximation).
+
+    alpha: of each one-sided test.
+    """
+    if sd == 0:
+        return 1.0 if abs(d) < bound else 0.0
+    df = 2 * n - 2
+    se = sd * math.sqrt(2.0 / n)
+    critical = stats.t.ppf(1 - alpha, df)
+    power = (stats.nct.sf(critical, df, (bound + d) / se)
+             + stats.nct.sf(critical, df, (bound - d) / se) - 1)
+    return max(0.0, float(power))
+
+
+def difference_power(n, sd, d, alpha=ALPHA):
+    """Power of the two-sided t test of d != 0 with n per group."""
+    if sd == 0:
+        return 1.0
+    df = 2 * n - 2
+    ncp = d / (sd * math.sqrt(2.0 / n))
+    critical = stats.t.ppf(1 - alpha / 2, df)
+    return float(stats.nct.sf(critical, df, ncp)
+                 + stats.nct.cdf(-critical, df, ncp))
+
+
+def beyond_power(n, sd, d, bound, alpha=ALPHA):
+    """Chance of "worse/better": significant, estimate beyond the margin."""
+    if sd == 0:
+        return 1.0
+    se = sd * math.sqrt(2.0 / n)
+    beyond = float(stats.norm.cdf((abs(d) - bound) / se))
+    return min(difference_power(n, sd, d, alpha), beyond)
+
+
+def iterations_needed(sd, d, bound, alpha=ALPHA, power=POWER):
+    """Iterations per group that settle a verdict with the given power.
+
+    Inside the margin (|d| < bound): TOST's; beyond it: the difference
+    test's, with the estimate beyond the margin too. None when no number
+    of iterations can (the effect sits on the margin) or more than MAX_N
+    would be needed.
+    """
+    if abs(d) < bound:
+        achieved = lambda n: tost_power(n, sd, d, bound, alpha / 2)  # noqa
+    elif abs(d) > bound:
+        achieved = lambda n: beyond_power(n, sd, d, bound, alpha)  # noqa
+    else:
+        return None
+    low, high = 2, 2
+    while achieved(high) < power:
+        if high >= MAX_N:
+            return None
+        low, high = high, min(high * 2, MAX_N)
+    while low < high:  # the smallest n reaching the power
+        middle = (low + high) // 2
+        if achieved(middle) >= power:
+            high = middle
+        else:
+            low = middle + 1
+    return high

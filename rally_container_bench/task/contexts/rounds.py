@@ -1,0 +1,28 @@
+"""rcbench_round: this workload is round r of R of an interleaved run.
+
+Task files that split each platform x step into R rounds (each round runs
+every platform once, in a seeded shuffled order) mark every workload with
+its round and the seed. Nothing is set up: the comparison report reads it
+back from the results to show the round-to-round spread and to flag a
+platform whose effect changes sign between rounds.
+"""
+
+from rally.task import context
+
+
+@context.configure(name="rcbench_round", platform="default", order=120)
+class Round(context.Context):
+    """Round r of R (seed S) of an interleaved run; for the report."""
+
+    CONFIG_SCHEMA = {
+        "type": "object", "additionalProperties": False,
+        "required": ["round", "rounds"],
+        "properties": {"round": {"type": "integer", "minimum": 1},
+                       "rounds": {"type": "integer", "minimum": 1},
+                       "seed": {"type": "integer"}}}
+
+    def setup(self):
+        pass
+
+    def cleanup(self):
+        pass
