@@ -203,12 +203,20 @@ def additive(iteration):
             for item in iteration["output"]["additive"]}
 
 
+def key_value_tables(iteration):
+    """{title: {key: value}} of an iteration's two-column tables.
+
+    Wider tables (the per-test "validity" rows) are left out.
+    """
+    return {table["title"]: dict(table["data"]["rows"])
+            for table in iteration["output"]["complete"]
+            if table["chart_plugin"] == "Table"
+            and len(table["data"]["cols"]) == 2}
+
+
 def environment(iteration):
     """{key: value} of an iteration's "environment" table."""
-    for table in iteration["output"]["complete"]:
-        if table["title"] == "environment":
-            return dict(table["data"]["rows"])
-    return {}
+    return key_value_tables(iteration).get("environment", {})
 
 
 def usable_conf(testcase, driver_name):

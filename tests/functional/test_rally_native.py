@@ -90,8 +90,7 @@ class RallyNativeTestCase(unittest.TestCase):
                                ["mib_per_s (MiB/s)"], 0)
             self.assertGreater(tables["sysbench fileio.rndrd"]
                                ["reads_per_s (reads/s)"], 0)
-            environment = dict(
-                iteration["output"]["complete"][0]["data"]["rows"])
+            environment = helpers.environment(iteration)
             self.assertEqual("native", environment["driver"])
         html = os.path.join(self.home.path, uuid + ".html")
         self.home.rally("task", "report", uuid, "--out", html)
@@ -113,8 +112,7 @@ class RallyNativeTestCase(unittest.TestCase):
             self.assertEqual(0, workload["failed_iteration_count"])
             found.append(workload["runner"]["constant"]["concurrency"])
             for iteration in workload["data"]:
-                environment = dict(
-                    iteration["output"]["complete"][0]["data"]["rows"])
+                environment = helpers.environment(iteration)
                 self.assertEqual("0.4.12", environment["sysbench_version"])
                 # 0.4 states no events/s: fixed work, compared by time.
                 cpu = helpers.additive(iteration)["sysbench cpu"]
@@ -232,8 +230,7 @@ class NativeOverSSHTestCase(helpers.DockerRallyTestCase):
         self.assertEqual(2, len(workload["data"]))
         for iteration in workload["data"]:
             self.assertFalse(iteration["error"])
-            env = {t["title"]: dict(t["data"]["rows"])
-                   for t in iteration["output"]["complete"]}["environment"]
+            env = helpers.environment(iteration)
             self.assertEqual(("native", node.ssh_host),
                              (env["driver"], env["host"]))
             out = helpers.additive(iteration)
