@@ -210,7 +210,7 @@ def trend_run(rally, options, run_dir, log):
         return
     files = [os.path.join(options.results, name, "rally.json")
              for name in runs]
-    rally("task", "trends", *files, "--out",
+    rally("task", "trends", *files, "--html-static", "--out",
           os.path.join(run_dir, "trends.html"))
     with open(os.path.join(run_dir, "trends.md"), "w") as f:
         f.write(trends.markdown([(name, _load(path))

@@ -43,6 +43,9 @@ class BootRequest:
     floating_network: str | None = None
     ssh_user: str = "root"
     ssh_port: int = 22
+    # What the image targets (not sent: the image's property chooses the
+    # host); a container hypervisor's servers share its kernel.
+    hypervisor_type: str | None = None
 
 
 def fixed_ipv4(addresses, network_name=None):

@@ -38,6 +38,11 @@ class ContainerRequest:
     hints: dict | None = None
     command: tuple = guest.SSHD
     image_driver: str = "glance"
+    # Zun's default for an image tagged "latest" (every Glance image
+    # here) is "always": each container downloads the archive from Glance
+    # and loads it into Docker again, 16 at once for longer than Docker's
+    # 10 minutes. Once on the host (rcbench_zun pulls it first), reuse it.
+    image_pull_policy: str = "ifnotpresent"
     ssh_user: str = "root"
     ssh_port: int = 22
 
@@ -46,6 +51,7 @@ class ContainerRequest:
         body = {"name": name, "image": self.image,
                 "command": list(self.command),
                 "image_driver": self.image_driver,
+                "image_pull_policy": self.image_pull_policy,
                 "cpu": self.cpu, "memory": self.memory,
                 "runtime": self.runtime,
                 "availability_zone": self.availability_zone,

@@ -111,7 +111,8 @@ def build(documents, title=None, margins=None):
                         **equivalence_methods(margins)),
         "baseline": NATIVE,
         "platforms": [_platform(label, platform, collected)
-                      for label, platform in collected.platforms.items()],
+                      for label, platform in _baseline_first(
+                          collected.platforms)],
         "concurrency": sorted({c for (_, c) in collected.iterations}),
         "metrics": metrics,
         "rows": rows,
@@ -121,6 +122,15 @@ def build(documents, title=None, margins=None):
             "%s at concurrency %s: %s" % (s["platform"], s["concurrency"], f)
             for s in steps for f in s["flags"]],
     }
+
+
+def _baseline_first(platforms):
+    """(label, platform) with native first, then in order of appearance.
+
+    Interleaved rounds run platforms in a shuffled order; the tables keep
+    the baseline in front.
+    """
+    return sorted(platforms.items(), key=lambda item: item[0] != NATIVE)
 
 
 def equivalence_methods(margins):
@@ -280,14 +290,6 @@ def _steps_validity(collected):
         if steal and statistics.median(steal) > validity.STEAL_LIMIT:
             flags.append("disturbed host: CPU steal %.1f %% (median) during "
                          "the tests" % (100 * statistics.median(steal)))
-        running = [int(c["host_running_max"]) for c in checks
-                   if c.get("host_running_max") not in (None, "")]
-        cpus = _host_cpus(collected, label)
-        if running and cpus and statistics.median(running) > (
-                concurrency + cpus):
-            flags.append("disturbed host: %g runnable tasks (median) during "
-                         "tests of %d instances on %d cores"
-                         % (statistics.median(running), concurrency, cpus))
         ratios = [float(c["clock_ratio"]) for c in checks
                   if c.get("clock_ratio") not in (None, "")]
         mismatches = sum(1 for c in checks if c.get("clock_mismatch") == "yes")
@@ -300,8 +302,6 @@ def _steps_validity(collected):
             flags.append("the start barrier timed out %d time(s): those "
                          "tests started without the rest of their wave"
                          % collected.barrier_timeouts[key])
-        if collected.rounds.get(key) and len(collected.rounds[key]) > 1:
-            pass  # the rows carry the rounds' spread
         found.append({
             "platform": label, "concurrency": concurrency,
             "synchronised": key in collected.synchronised,
@@ -314,13 +314,6 @@ def _steps_validity(collected):
             "host_steal": statistics.median(steal) if steal else None,
             "flags": flags})
     return found
-
-
-def _host_cpus(collected, label):
-    try:
-        return int(collected.environments.get(label, {}).get("host_cpus"))
-    except (TypeError, ValueError):
-        return None
 
 
 def _mean(values):

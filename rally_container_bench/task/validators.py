@@ -221,6 +221,18 @@ def _mem_available_mb():
     return None
 
 
+def vm_capacity(conf, available_mb=None):
+    """(most VMs at once this host's memory holds, why) for driver kvm."""
+    available = (_mem_available_mb() if available_mb is None
+                 else available_mb)
+    each = conf.vm_memory_mb + QEMU_OVERHEAD_MB
+    if available is None:
+        return None, "MemAvailable unknown"
+    why = "%d MiB available / (%d MiB guest memory + %d MiB for QEMU)" % (
+        available, conf.vm_memory_mb, QEMU_OVERHEAD_MB)
+    return available // each, why
+
+
 @validation.configure(name="rcbench_host_capacity")
 class HostCapacityValidator(validation.Validator):
     """Concurrency times what one iteration needs fits on this host.
@@ -250,13 +262,17 @@ class HostCapacityValidator(validation.Validator):
 
     def _check_memory(self, concurrency, conf):
         available = _mem_available_mb()
-        need = concurrency * (conf.vm_memory_mb + QEMU_OVERHEAD_MB)
-        if available is not None and need > available:
+        most, _ = vm_capacity(conf, available)
+        if most is not None and concurrency > most:
             self.fail("concurrency %d x (%d MiB guest memory + %d MiB for "
                       "QEMU) = %d MiB, but this host has %d MiB available: "
-                      "lower the concurrency or [container_bench] "
-                      "vm_memory_mb" % (concurrency, conf.vm_memory_mb,
-                                        QEMU_OVERHEAD_MB, need, available))
+                      "at most %d VMs at once here; lower the concurrency "
+                      "(task arg max_concurrency: {kvm: %d}) or "
+                      "[container_bench] vm_memory_mb"
+                      % (concurrency, conf.vm_memory_mb, QEMU_OVERHEAD_MB,
+                         concurrency * (conf.vm_memory_mb
+                                        + QEMU_OVERHEAD_MB),
+                         available, most, most))
 
     def _check_disk(self, concurrency, config, conf):
         try:
@@ -355,6 +371,80 @@ class SSHTargetValidator(validation.Validator):
         port = _arg(config, "port", 22)
         if not isinstance(port, int) or not 0 < port < 65536:
             self.fail("port must be a TCP port number, not %r" % port)
+
+
+def _raised_quotas(config, service):
+    """The quotas context's settings of a service in the workload, or {}."""
+    for name, value in ((config or {}).get("contexts") or {}).items():
+        if name.split("@")[0] == "quotas" and isinstance(value, dict):
+            return value.get(service) or {}
+    return {}
+
+
+def quota_shortfalls(limits, needs):
+    """[(quota, limit, in use, needed)] where limits cannot hold needs.
+
+    limits: Nova's absolute limits ({maxTotalInstances: 10,
+    totalInstancesUsed: 0, ...}); needs: {"instances": 16, "cores": 16}.
+    A limit of -1 is none.
+    """
+    names = {"instances": ("maxTotalInstances", "totalInstancesUsed"),
+             "cores": ("maxTotalCores", "totalCoresUsed"),
+             "ram": ("maxTotalRAMSize", "totalRAMUsed")}
+    short = []
+    for quota, needed in sorted(needs.items()):
+        limit_key, used_key = names[quota]
+        limit = limits.get(limit_key)
+        used = limits.get(used_key) or 0
+        if limit is not None and limit >= 0 and limit - used < needed:
+            short.append((quota, limit, used, needed))
+    return short
+
+
+@validation.add("required_platform", platform="openstack", users=True)
+@validation.configure(name="rcbench_nova_quota", platform="openstack")
+class NovaQuotaValidator(validation.Validator):
+    """N servers at once fit the project's Nova quotas.
+
+    KEK's ladder reaches 32 at once; Nova's default quotas (10 instances,
+    20 cores) stop it at 16 with "Quota exceeded" in half the iterations.
+    Where the workload's quotas context lifts a quota, Rally sets it
+    (as admin) before the first server; otherwise the quota of the task's
+    project must already hold the step.
+    """
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        concurrency = _concurrency(config)
+        raised = _raised_quotas(config, "nova")
+        needs = {"instances": concurrency}
+        flavor = _arg(config, "flavor") or {}
+        clients = context["users"][0]["credential"].clients()
+        try:
+            name = flavor.get("name") if isinstance(flavor, dict) else None
+            if name:
+                found = clients.nova().flavors.find(name=name)
+                needs.update(cores=concurrency * found.vcpus,
+                             ram=concurrency * found.ram)
+        except Exception:
+            pass  # made by the flavors context later: instances only
+        needs = {quota: n for quota, n in needs.items()
+                 if raised.get(quota) != -1
+                 and not (raised.get(quota) or 0) >= n}
+        if not needs:
+            return
+        limits = {item.name: item.value
+                  for item in clients.nova().limits.get().absolute}
+        short = quota_shortfalls(limits, needs)
+        if short:
+            self.fail(
+                "%d servers at once do not fit the project's Nova quotas: "
+                "%s. Give the workload Rally's quotas context (quotas: "
+                "{nova: {instances: -1, cores: -1, ram: -1}}, needs admin) "
+                "or have an admin raise them (openstack quota set "
+                "--instances N --cores N --ram MiB PROJECT)" % (
+                    concurrency, "; ".join(
+                        "%s %d with %d in use, %d needed" % item
+                        for item in short)))
 
 
 # Its own platform validator makes it a semantic one: it runs with the

@@ -144,3 +144,53 @@ class ComparisonInBrowserTestCase(unittest.TestCase):
         # headline tables.
         self.assertGreater(
             self.count(FIRST_PLATFORM, box=(0, 1200, 1400, 4000)), 3000)
+
+
+@unittest.skipUnless(CHROMIUM, "chromium is not installed "
+                               "(tools/install-deps.sh installs it)")
+class RallyReportOfflineTestCase(unittest.TestCase):
+    """Rally's own HTML report, as the quickstart writes it, offline."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.home = helpers.RallyHome()
+        imported = cls.home.rally("task", "import", "--file", FIXTURE,
+                                  "--env", "local").stdout
+        cls.uuid = re.search(r"Task UUID: ([0-9a-f-]{36})",
+                             imported).group(1)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.home.close()
+
+    def rendered(self, *form):
+        path = os.path.join(self.home.path, "rally-%d.html" % len(form))
+        self.home.rally("task", "report", self.uuid, *form, "--out", path)
+        # Every request the page makes goes to a closed port: no network.
+        proc = subprocess.run(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+             "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", "--proxy-server=127.0.0.1:9",
+             "--user-data-dir=" + os.path.join(self.home.path, "profile"),
+             "--virtual-time-budget=10000", "--dump-dom", "file://" + path],
+            capture_output=True, text=True, timeout=120)
+        return proc.stdout
+
+    def test_the_static_report_renders_its_overview_offline(self):
+        dom = self.rendered("--html-static")
+        self.assertRegex(dom, r'id="page-error"[^>]*display: ?none')
+        # The overview's workload list, filled in by AngularJS (the data
+        # itself is in the page either way).
+        self.assertGreaterEqual(len(RENDERED_WORKLOAD.findall(dom)), 10)
+
+    def test_the_plain_report_needs_the_internet(self):
+        # Why the quickstart and the periodic job write the static form.
+        dom = self.rendered()
+        self.assertRegex(dom, r'id="page-error"[^>]*display: ?block;?">'
+                              r'Failed to load AngularJS framework')
+        self.assertEqual([], RENDERED_WORKLOAD.findall(dom))
+
+
+RENDERED_WORKLOAD = re.compile(r'class="ng-binding">[^<]*'
+                               r'boot_sysbench_delete')

@@ -22,7 +22,10 @@ ARGS = os.path.join(helpers.TOP, "tasks", "args", "periodic-local.yaml")
 # Docker only (the gate compares a platform with itself across runs); the
 # gate looks at cpu throughput only, with a band wider than this host's
 # noise under the other tests running beside it.
-TASK_ARGS = json.dumps({"platforms": ["docker"], "tests": ["quick-cpu"]})
+# Four iterations: with 4 vs 4 the gate's permutation test reaches
+# p = 0.029, enough for a slowdown of this size.
+TASK_ARGS = json.dumps({"platforms": ["docker"], "tests": ["quick-cpu"],
+                        "times": 4})
 THRESHOLDS = ("default: 9.0\n"
               "metrics:\n  sysbench.cpu.events_per_s: 0.30\n")
 CPU = "sysbench.cpu.events_per_s"
@@ -149,3 +152,34 @@ class PeriodicJobTestCase(unittest.TestCase):
         self.assertEqual(os.path.realpath(os.path.join(self.results,
                                                        "latest")),
                          os.path.realpath(run_dir))
+
+    def diff(self, baseline, candidate):
+        proc = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "diff",
+             os.path.join(baseline[1], "rally.json"),
+             os.path.join(candidate[1], "rally.json"), "--thresholds",
+             self.thresholds, "--out", os.path.join(candidate[1], "diff")],
+            capture_output=True, text=True)
+        self.assertEqual(0, proc.returncode, proc.stderr)
+        with open(os.path.join(candidate[1], "diff", "diff.json")) as f:
+            return proc.stdout, json.load(f)["changes"]
+
+    def test_rcbench_diff_sees_no_change_in_a_rerun(self):
+        _, changes = self.diff(self.runs[0], self.runs[1])
+        self.assertTrue(changes)
+        self.assertLessEqual({c["verdict"] for c in changes},
+                             {"no change", "not tested"})
+        self.assertIn(CPU, [c["metric"] for c in changes
+                            if c["verdict"] == "no change"])
+
+    def test_rcbench_diff_names_the_slowed_platform_only(self):
+        text, changes = self.diff(self.runs[0], self.runs[2])
+        worse = {(c["metric"], c["platform"]) for c in changes
+                 if c["verdict"] == "worse"}
+        self.assertIn((CPU, "docker-runc"), worse)
+        self.assertEqual({"docker-runc"}, {p for _, p in worse})
+        cpu = next(c for c in changes if c["metric"] == CPU)
+        self.assertLess(cpu["ratio"], 0.5)
+        self.assertLess(cpu["p_value"], 0.05)
+        print("\n" + next(line for line in text.splitlines()
+                          if line.startswith(CPU)))

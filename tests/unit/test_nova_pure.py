@@ -67,6 +67,14 @@ class ServerErrorTestCase(unittest.TestCase):
                                conf(nova_poll_interval=0.05),
                                network_name="net")
 
+    def test_servers_of_container_hypervisors_share_the_hosts_kernel(self):
+        for hypervisor, own in (("qemu", True), ("kvm", True),
+                                ("lxc", False), ("docker", False)):
+            request = nova.BootRequest(image="i", flavor="f",
+                                       hypervisor_type=hypervisor)
+            driver = nova.NovaDriver(mock.Mock(), request, "KEY", conf())
+            self.assertEqual(own, driver.own_kernel, hypervisor)
+
     def test_error_state_fails_at_once_with_the_fault(self):
         server = mock.Mock(status="ERROR", fault={"message": "No valid host"})
         driver = self.driver(server)

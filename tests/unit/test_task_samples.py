@@ -26,7 +26,8 @@ TASK_ARGS = {
     "kvm_vs_docker.yaml": ["kek2015.yaml", "aio-quick.yaml"],
     "local_kvm_vs_containers.yaml": ["kek2015.yaml", "local-quick.yaml",
                                      "native-quick.yaml",
-                                     "periodic-local.yaml"],
+                                     "periodic-local.yaml",
+                                     "kek-ladder-local.yaml"],
     "native_baseline.yaml": ["kek2015.yaml", "local-quick.yaml",
                              "native-quick.yaml"],
     "local_lifecycle.yaml": ["lifecycle-quick.yaml"],
@@ -122,10 +123,16 @@ class TaskFilesTestCase(unittest.TestCase):
                     args = yaml.safe_load(f)
                 with self.subTest(task=task, args=args_file):
                     config = self.validate(os.path.join(TASKS, task), **args)
-                    # one subtask per concurrency step (and platform)
+                    # one subtask per concurrency step (and platform),
+                    # but the steps a platform's cap leaves out
                     steps = len(args.get("concurrency", [1]))
+                    capped = sum(
+                        1 for cap in args.get("max_concurrency", {}).values()
+                        for step in args.get("concurrency", [1])
+                        if step > cap)
                     self.assertTrue(config.subtasks)
-                    self.assertEqual(0, len(config.subtasks) % steps)
+                    self.assertEqual(
+                        0, (len(config.subtasks) + capped) % steps)
 
     def test_cloud_task_targets(self):
         path = os.path.join(TASKS, "kvm_vs_docker.yaml")
@@ -225,3 +232,97 @@ class TaskFilesTestCase(unittest.TestCase):
             with self.subTest(args=args):
                 with self.assertRaisesRegex(Exception, word):
                     self.validate(path, **args)
+
+
+class RoundsAndLadderTestCase(unittest.TestCase):
+    """Interleaved rounds, the synchronised start and per-platform caps."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.rapi = api.API(skip_db_check=True)
+
+    def render(self, name, **args):
+        return TaskFilesTestCase.render(self, os.path.join(TASKS, name),
+                                        **args)
+
+    def titles(self, config):
+        return [s["title"] for s in config["subtasks"]]
+
+    def test_rounds_run_every_platform_once_in_a_seeded_order(self):
+        platforms = ["native", "docker", "lxc", "kvm"]
+        config = self.render("local_kvm_vs_containers.yaml",
+                             platforms=platforms, concurrency=[2], times=4,
+                             rounds=2, seed=7)
+        titles = self.titles(config)
+        self.assertEqual(8, len(titles))
+        orders = [[t.split(",")[0] for t in titles[:4]],
+                  [t.split(",")[0] for t in titles[4:]]]
+        for order in orders:
+            self.assertEqual(sorted(platforms), sorted(order))
+        self.assertNotEqual(orders[0], orders[1])
+        again = self.render("local_kvm_vs_containers.yaml",
+                            platforms=platforms, concurrency=[2], times=4,
+                            rounds=2, seed=7)
+        self.assertEqual(titles, self.titles(again))
+        other = self.render("local_kvm_vs_containers.yaml",
+                            platforms=platforms, concurrency=[2], times=4,
+                            rounds=2, seed=8)
+        self.assertNotEqual(titles, self.titles(other))
+        workload = config["subtasks"][5]["workloads"][0]
+        self.assertEqual({"round": 2, "rounds": 2, "seed": 7},
+                         workload["contexts"]["rcbench_round"])
+        self.assertEqual(2, workload["runner"]["constant"]["times"])
+        self.assertIn("rcbench_start_barrier", workload["contexts"])
+        self.assertIn("round 2 of 2", workload["description"])
+
+    def test_no_barrier_for_one_at_once_or_when_not_asked(self):
+        config = self.render("local_kvm_vs_containers.yaml",
+                             platforms=["docker"], concurrency=[1, 2])
+        contexts = [s["workloads"][0]["contexts"] for s in config["subtasks"]]
+        self.assertEqual([False, True], ["rcbench_start_barrier" in c
+                                         for c in contexts])
+        config = self.render("local_kvm_vs_containers.yaml",
+                             platforms=["docker"], concurrency=[2],
+                             sync_start=False)
+        self.assertNotIn("rcbench_start_barrier",
+                         config["subtasks"][0]["workloads"][0]["contexts"])
+
+    def test_max_concurrency_leaves_out_a_platforms_higher_steps(self):
+        config = self.render("local_kvm_vs_containers.yaml",
+                             platforms=["docker", "kvm"],
+                             concurrency=[1, 2, 4], times=4,
+                             max_concurrency={"kvm": 2})
+        self.assertEqual(["docker, concurrency 1", "docker, concurrency 2",
+                          "docker, concurrency 4", "kvm, concurrency 1",
+                          "kvm, concurrency 2"], sorted(self.titles(config)))
+
+    def test_aio_quick_is_one_wave_per_step_and_caps_the_vms(self):
+        with open(os.path.join(ARGS, "aio-quick.yaml")) as f:
+            args = yaml.safe_load(f)
+        config = self.render("kvm_vs_docker.yaml", **args)
+        found = {}
+        for subtask in config["subtasks"]:
+            for workload in subtask["workloads"]:
+                name = next(iter(workload["scenario"]))
+                runner = workload["runner"]["constant"]
+                self.assertEqual(runner["concurrency"], runner["times"])
+                found.setdefault(subtask["title"], []).append(name)
+        self.assertEqual(["NovaInstances.boot_sysbench_delete"],
+                         found["container (nova-lxc), concurrency 8"])
+        self.assertEqual(["ZunContainers.run_and_delete",
+                          "ZunContainers.run_sysbench_delete"],
+                         found["container (zun), concurrency 2"])
+        self.assertIn("kvm, concurrency 2", found)
+        self.assertNotIn("kvm, concurrency 8", found)
+
+    def test_the_cloud_task_raises_nova_quotas_and_takes_rounds(self):
+        config = self.render("kvm_vs_docker.yaml",
+                             platforms=["native", "kvm"], concurrency=[16],
+                             times=32, rounds=2, network="provider")
+        self.assertEqual(4, len(config["subtasks"]))
+        kvm = next(s["workloads"][-1] for s in config["subtasks"]
+                   if s["title"].startswith("kvm"))
+        self.assertEqual({"instances": -1, "cores": -1, "ram": -1},
+                         kvm["contexts"]["quotas"]["nova"])
+        self.assertEqual(16, kvm["runner"]["constant"]["times"])
+        self.assertIn("rcbench_start_barrier", kvm["contexts"])

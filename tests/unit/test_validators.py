@@ -271,3 +271,28 @@ class LifecycleReadyTestCase(OverridesMixin, unittest.TestCase):
         self.assertIn("rcbench's containerd is not running at %s/run/"
                       "containerd.sock (rcbench engines start containerd)"
                       % scratch, found)
+
+
+class NovaQuotaShortfallTestCase(unittest.TestCase):
+    """The arithmetic of rcbench_nova_quota (its API calls: the cloud)."""
+
+    def test_default_quotas_stop_the_ladder_at_16(self):
+        limits = {"maxTotalInstances": 10, "totalInstancesUsed": 0,
+                  "maxTotalCores": 20, "totalCoresUsed": 2}
+        self.assertEqual([("cores", 20, 2, 32), ("instances", 10, 0, 16)],
+                         validators.quota_shortfalls(
+                             limits, {"instances": 16, "cores": 32}))
+        self.assertEqual([], validators.quota_shortfalls(
+            limits, {"instances": 8, "cores": 16}))
+
+    def test_unlimited_is_never_short(self):
+        self.assertEqual([], validators.quota_shortfalls(
+            {"maxTotalInstances": -1, "totalInstancesUsed": 50},
+            {"instances": 32}))
+
+    def test_the_quotas_context_is_read(self):
+        config = {"contexts": {"users": {}, "quotas": {
+            "nova": {"instances": -1}}}}
+        self.assertEqual({"instances": -1},
+                         validators._raised_quotas(config, "nova"))
+        self.assertEqual({}, validators._raised_quotas({}, "nova"))

@@ -32,7 +32,8 @@ class ContainerRequestTestCase(unittest.TestCase):
         body = zun.ContainerRequest(image="img").body("c1")
         self.assertEqual({"name": "c1", "image": "img",
                           "command": list(guest.SSHD),
-                          "image_driver": "glance"}, body)
+                          "image_driver": "glance",
+                          "image_pull_policy": "ifnotpresent"}, body)
 
     def test_body_with_everything(self):
         body = zun.ContainerRequest(

@@ -7,6 +7,8 @@
 # trying tasks/kvm_vs_docker.yaml without a cloud; not for production.
 #
 #   tools/openstack-aio/setup.sh     install (first time), configure, start
+#   tools/openstack-aio/setup.sh --install-only   the packages and Zun's venv
+#                                    only (CI does it while it builds images)
 #   tools/openstack-aio/stop.sh      stop every daemon started here
 #
 # Idempotent: a second run reuses what is installed, configured and
@@ -318,6 +320,10 @@ provider_network() {
 install_packages
 if zun_enabled; then
     zun_install
+fi
+if [ "${1:-}" = --install-only ]; then
+    aio_log "installed in $(( $(date +%s) - started )) s (--install-only)"
+    exit 0
 fi
 load_secrets
 aio_log "configuring"

@@ -74,6 +74,10 @@ heartbeat_timeout_threshold = 0
 images_directory = /var/lib/zun/images
 [docker]
 api_url = unix:///var/run/docker.sock
+# Docker's create/start of a container waits for kuryr's Neutron port:
+# with 16 and 32 at once on 2 cores that took longer than Zun's default
+# 60 s ("Read timed out", the container in Error). KEK's ladder needs more.
+default_timeout = 600
 [network]
 driver = kuryr
 [websocket_proxy]

@@ -35,7 +35,8 @@ class NovaInstancesScenario(cloud.CloudInstanceMixin,
     """Build, network (ping, then SSH), delete of one Nova server."""
 
     def _driver(self, flavor, image, network, floating_network,
-                availability_zone, scheduler_hints, ssh_user):
+                availability_zone, scheduler_hints, ssh_user,
+                hypervisor_type=None):
         guest = self.context["tenant"].get("rcbench_guest", {})
         image = image or guest.get("image")
         with open(guest["private_key_file"]) as f:
@@ -48,7 +49,7 @@ class NovaInstancesScenario(cloud.CloudInstanceMixin,
             availability_zone=availability_zone,
             scheduler_hints=scheduler_hints,
             floating_network=self._network_ref(floating_network)[0],
-            ssh_user=ssh_user)
+            ssh_user=ssh_user, hypervisor_type=hypervisor_type)
         return nova_driver.NovaDriver(
             self.clients("nova"), request, private_key, opts.register(),
             neutron=self.clients("neutron") if floating_network else None,
@@ -121,6 +122,7 @@ def validators(cls):
             validation.add("rcbench_network_exists", param_name="network"),
             validation.add("rcbench_network_exists",
                            param_name="floating_network"),
+            validation.add("rcbench_nova_quota"),
     ]):
         cls = add(cls)
     return cls
@@ -161,7 +163,8 @@ class BootAndDelete(NovaInstancesScenario):
         :param ssh_user: the image's login user
         """
         driver = self._driver(flavor, image, network, floating_network,
-                              availability_zone, scheduler_hints, ssh_user)
+                              availability_zone, scheduler_hints, ssh_user,
+                              hypervisor_type)
         with self._instance(driver) as instance:
             self.add_environment(
                 self._environment(driver, instance, hypervisor_type))
@@ -200,7 +203,8 @@ class BootSysbenchDelete(NovaInstancesScenario):
         :param timeout: seconds one sysbench command may take
         """
         driver = self._driver(flavor, image, network, floating_network,
-                              availability_zone, scheduler_hints, ssh_user)
+                              availability_zone, scheduler_hints, ssh_user,
+                              hypervisor_type)
         with self._instance(driver) as instance:
             environment = self._environment(driver, instance,
                                             hypervisor_type)

@@ -72,7 +72,8 @@ class BootVolumeSysbenchDelete(nova.NovaInstancesScenario):
                           if self.context.get("admin") else None))
         request = cinder_driver.VolumeRequest(volume_size, volume_type)
         driver = self._driver(flavor, image, network, floating_network,
-                              availability_zone, scheduler_hints, ssh_user)
+                              availability_zone, scheduler_hints, ssh_user,
+                              hypervisor_type)
         with self._instance(driver) as instance:
             environment = self._environment(driver, instance,
                                             hypervisor_type)

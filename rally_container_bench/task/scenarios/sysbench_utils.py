@@ -125,9 +125,12 @@ class SysbenchScenarioMixin(StartBarrierMixin):
             executor, "replays", False)
         for point, spec in enumerate(specs):
             tool = spec.tool
+            # The guest's clock is read before the barrier: nothing but
+            # the test itself follows the wave's release.
+            before = _guest_clock(executor) if clocked else None
             if sync is not None:
                 self._at_start_barrier(point, spec.label)
-            with _validity(executor if clocked else None, spec, checks):
+            with _validity(executor, spec, before, checks):
                 try:
                     run = self._run_one(executor, spec, versions, executable,
                                         workdir, timeout, endpoint)
@@ -139,6 +142,9 @@ class SysbenchScenarioMixin(StartBarrierMixin):
                     continue
             self.add_output(additive=_metrics_table(
                 tool, run, versions[tool], getattr(spec, "threads", None)))
+        if sync is not None:
+            # and none deletes its instance while others still test
+            self._at_start_barrier(len(specs), "(end of the tests)")
         if checks:
             self.add_output(complete=_validity_table(checks))
         if failures:
@@ -188,10 +194,12 @@ class SysbenchScenarioMixin(StartBarrierMixin):
 
 
 @contextlib.contextmanager
-def _validity(executor, spec, checks):
-    """Host load around one test and, inside an instance, its clock."""
+def _validity(executor, spec, first, checks):
+    """Host load during one test, and the instance's clock over it.
+
+    first: a ClockRead taken inside before the test (None: no clock).
+    """
     before = validity.host_sample()
-    first = _guest_clock(executor)
     try:
         yield
     finally:
