@@ -45,8 +45,10 @@ class _Times(testtools.StreamResult):
         """{class: seconds its worker spent on it, setUpClass included}.
 
         Per run: a worker's first class counts from the run's first test
-        start (its setUpClass ran before that test), each later one from
-        the end of that worker's previous test.
+        start, each later one from the end of that worker's previous test.
+        Subunit has no record before the first test: the setUpClass of a
+        run's very first class (e.g. the periodic job's, run alone) is not
+        seen; tox prints each command's whole time.
         """
         spent, last, run_start = {}, {}, {}
         for run, _, start, _, _ in self.ended:

@@ -41,10 +41,15 @@ class ContainerRequest:
     # Zun's default for an image tagged "latest" (every Glance image
     # here) is "always": each container downloads the archive from Glance
     # and loads it into Docker again, 16 at once for longer than Docker's
-    # 10 minutes. Once on the host (rcbench_zun pulls it first), reuse it.
-    image_pull_policy: str = "ifnotpresent"
+    # 10 minutes. "ifnotpresent" reuses what a host has (admin-only).
+    image_pull_policy: str | None = None
     ssh_user: str = "root"
     ssh_port: int = 22
+
+    @property
+    def needs_admin(self):
+        """Fields Zun's default policy lets only an admin set."""
+        return bool(self.runtime or self.image_pull_policy)
 
     def body(self, name):
         """The create request's fields, without the unset ones."""
@@ -104,7 +109,7 @@ class ZunDriver(base.Driver):
         self.exits = exits
         # The runtime is admin-only to set and to read (default policy):
         # with one asked for, the admin owns the container.
-        self.zun = admin_zun if request.runtime else zun
+        self.zun = admin_zun if request.needs_admin else zun
         self.admin = admin_zun
 
     def create(self, name):

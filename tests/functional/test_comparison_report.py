@@ -41,15 +41,19 @@ def tearDownModule():
     _WORK.cleanup()
 
 
+def import_fixture(home):
+    """The fixture's task imported into home's Rally DB; its uuid."""
+    imported = home.rally("task", "import", "--file", FIXTURE,
+                          "--env", "local").stdout
+    return re.search(r"Task UUID: ([0-9a-f-]{36})", imported).group(1)
+
+
 class ComparisonExportTestCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
         cls.home = helpers.RallyHome()
-        imported = cls.home.rally("task", "import", "--file", FIXTURE,
-                                  "--env", "local").stdout
-        cls.uuid = re.search(r"Task UUID: ([0-9a-f-]{36})",
-                             imported).group(1)
+        cls.uuid = import_fixture(cls.home)
         cls.exported = os.path.join(cls.home.path, "exported")
         cls.home.rally("task", "export", "--uuid", cls.uuid, "--type",
                        "rcbench-comparison", "--to", cls.exported)
@@ -154,10 +158,7 @@ class RallyReportOfflineTestCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.home = helpers.RallyHome()
-        imported = cls.home.rally("task", "import", "--file", FIXTURE,
-                                  "--env", "local").stdout
-        cls.uuid = re.search(r"Task UUID: ([0-9a-f-]{36})",
-                             imported).group(1)
+        cls.uuid = import_fixture(cls.home)
 
     @classmethod
     def tearDownClass(cls):

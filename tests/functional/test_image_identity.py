@@ -21,25 +21,15 @@ import tempfile
 import time
 import unittest
 
-from oslo_config import cfg
-
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import registry
 from rally_container_bench.images import guest
 from rally_container_bench.lifecycle import registry as lifecycle_registry
 from rally_container_bench import opts
 from tests.functional import helpers
+from tests.unit.test_drivers_pure import conf as conf_with
 
 AUTHORIZED_KEYS = "./root/.ssh/authorized_keys"
-
-
-def conf_with(**overrides):
-    c = cfg.ConfigOpts()
-    group = opts.register(c)
-    c([])
-    for name, value in overrides.items():
-        c.set_override(name, value, group=opts.GROUP)
-    return group
 
 
 def _link_or_copy(source, target):

@@ -32,8 +32,17 @@ class ContainerRequestTestCase(unittest.TestCase):
         body = zun.ContainerRequest(image="img").body("c1")
         self.assertEqual({"name": "c1", "image": "img",
                           "command": list(guest.SSHD),
-                          "image_driver": "glance",
-                          "image_pull_policy": "ifnotpresent"}, body)
+                          "image_driver": "glance"}, body)
+
+    def test_runtime_or_pull_policy_need_the_admin(self):
+        self.assertFalse(zun.ContainerRequest(image="img").needs_admin)
+        self.assertTrue(zun.ContainerRequest(
+            image="img", runtime="runc").needs_admin)
+        request = zun.ContainerRequest(image="img",
+                                       image_pull_policy="ifnotpresent")
+        self.assertTrue(request.needs_admin)
+        self.assertEqual("ifnotpresent",
+                         request.body("c1")["image_pull_policy"])
 
     def test_body_with_everything(self):
         body = zun.ContainerRequest(

@@ -76,6 +76,44 @@ aio_start() {
         --chuid "$user" --exec "$1" -- "${@:2}"
 }
 
+# aio_dead: the names of the daemons of aio_daemons that are not running.
+aio_dead() {
+    local name
+    for name in $(aio_daemons | awk '{print $1}'); do
+        aio_pid "$name" >/dev/null || echo "$name"
+    done
+}
+
+# neutron_ebtables_reset: remove every ebtables chain the linuxbridge
+# agents made (neutronARP-*, neutronMAC-*), and the jumps to them. Only
+# while no agent runs: chains of ports gone with a killed cloud make the
+# next agents start by deleting them, three agents on one host at once,
+# and the one that loses the race ("No chain/target/match by that name")
+# exits. Zun's containers then never get a port (binding_failed).
+neutron_ebtables_reset() {
+    local table chain rule chains
+    command -v ebtables >/dev/null || return 0
+    for table in filter nat; do
+        chains=$(ebtables -t "$table" -L 2>/dev/null \
+            | awk '/^Bridge chain: neutron/{c=$3; sub(/,$/, "", c); print c}')
+        [ -n "$chains" ] || continue
+        for chain in $chains; do
+            ebtables -t "$table" -F "$chain"
+        done
+        ebtables -t "$table" -L | awk '
+            /^Bridge chain: /{chain=$3; sub(/,$/, "", chain); next}
+            chain !~ /^neutron/ && / -j neutron/ {print chain "\t" $0}' \
+        | while IFS=$'\t' read -r chain rule; do
+            # shellcheck disable=SC2086
+            ebtables -t "$table" -D "$chain" $rule
+        done
+        for chain in $chains; do
+            ebtables -t "$table" -X "$chain"
+        done
+        aio_log "removed $(wc -w <<< "$chains") stale neutron ebtables chains ($table)"
+    done
+}
+
 # aio_stop NAME: TERM, then KILL after 20 s; the whole process group
 # (uWSGI workers, dnsmasq started by the agent stay: see stop.sh).
 aio_stop() {

@@ -292,12 +292,34 @@ computes_up() {
     [ "$(openstack hypervisor list -f value -c ID | wc -l)" -ge ${#AIO_COMPUTES[@]} ]
 }
 
+# Every agent alive by its host name, and its process still running (an
+# agent that dies right after its first report stays "alive" for 75 s).
 agents_up() {
-    local wanted=$(( ${#AIO_COMPUTES[@]} + 1 ))
+    local hosts=("${AIO_COMPUTES[@]/#/aio-}") alive host name
     if zun_enabled; then
-        wanted=$(( wanted + 1 ))
+        hosts+=("$AIO_ZUN_HOST")
     fi
-    [ "$(openstack network agent list -f value -c Alive | grep -c True)" -ge "$wanted" ]
+    for name in $(aio_daemons | awk '$1 ~ /^neutron-.*agent/ {print $1}'); do
+        aio_pid "$name" >/dev/null || return 1
+    done
+    # -f value keeps the table's column order: Host, Alive, Binary.
+    alive=$(openstack network agent list -f value -c Host -c Alive -c Binary)
+    grep -q ' True neutron-dhcp-agent$' <<< "$alive" || return 1
+    for host in "${hosts[@]}"; do
+        grep -qx "$host True neutron-linuxbridge-agent" <<< "$alive" || return 1
+    done
+}
+
+# Nothing setup.sh started has died since (else its log's end, and fail).
+all_running() {
+    local name dead
+    dead=$(aio_dead)
+    [ -z "$dead" ] && return 0
+    for name in $dead; do
+        aio_log "$name is not running; the end of its log:"
+        tail -n 15 "$AIO_LOG/$name.log" >&2 2>/dev/null
+    done
+    return 1
 }
 
 zun_compute_up() {
@@ -341,6 +363,9 @@ quiet sync_databases
 write_openrc
 start_libvirt
 aio_log "starting daemons"
+if [ -z "$(aio_pid neutron-linuxbridge-agent-qemu)" ]; then
+    neutron_ebtables_reset
+fi
 start_daemons
 # shellcheck disable=SC1091
 source "$AIO_ETC/openrc"
@@ -357,5 +382,6 @@ fi
 if cinder_enabled; then
     wait_for "cinder-volume up" 120 cinder_volume_up
 fi
+all_running || { aio_log "the cloud is not whole: see above"; exit 1; }
 aio_log "ready in $(( $(date +%s) - started )) s: source $AIO_ETC/openrc;" \
     "rally env create --name aio --spec $AIO_ETC/rally-env.json"

@@ -37,6 +37,8 @@ for (( i=${#names[@]}-1; i>=0; i-- )); do
     aio_stop "${names[$i]}"
 done
 
+neutron_ebtables_reset
+
 # Nova's domains (instance-%08x) on both hypervisors: a stopped compute
 # service would leave them running.
 for uri in qemu:///system lxc:///; do

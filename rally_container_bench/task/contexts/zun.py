@@ -8,12 +8,6 @@ runtime belongs to the admin's project (choosing a runtime is admin-only in
 Zun's default policy), and Zun looks its security groups up in that
 project, so the users' group (Rally's allow_ssh) cannot be used there.
 
-Image: with admin credentials, the guest image rcbench_guest uploaded is
-pulled onto every Zun compute host before the first container (Zun's
-image API). Otherwise the first containers of a step all fetch the same
-300 MB archive from Glance and load it into Docker at once: at 16 at once
-Docker took longer than 10 minutes to answer them.
-
 Quotas: with admin credentials, Zun's quotas (containers, cpu, memory,
 disk) of every project that creates the workload's containers (the
 users', and the admin's) are lifted for the workload and put back after:
@@ -51,9 +45,7 @@ class ZunContext(context.Context):
         admin = self.context.get("admin")
         if not admin:
             return
-        zun = admin["credential"].clients().zun()
-        self._lift_quotas(zun)
-        self._pull_guest_image(zun)
+        self._lift_quotas(admin["credential"].clients().zun())
         neutron = admin["credential"].clients().neutron()
         group = neutron.create_security_group({"security_group": {
             "name": self.generate_random_name(),
@@ -72,25 +64,6 @@ class ZunContext(context.Context):
         admin = self.context["admin"]["credential"]
         projects.add(admin.clients().keystone.auth_ref.project_id)
         return sorted(projects)
-
-    def _pull_guest_image(self, zun):
-        """Every Zun host has the guest image before the first container."""
-        images = {tenant.get("rcbench_guest", {}).get("image")
-                  for tenant in self.context.get("tenants", {}).values()}
-        images.discard(None)
-        timeout = opts.register().boot_timeout
-        for image in sorted(images):
-            for host in zun.hosts.list():
-                name = getattr(host, "hostname", None) or host.host
-                pulled = zun.images.create(repo=image, host=name)
-                try:
-                    base.wait_until(
-                        lambda: zun.images.get(pulled.uuid).image_id,
-                        timeout, 2, "Zun pulling image %s onto %s"
-                        % (image, name))
-                except base.DriverError as e:
-                    LOG.warning("rcbench_zun: %s; the first containers "
-                                "will load it themselves" % e)
 
     def _lift_quotas(self, zun):
         """No Zun quota limits the workload's projects (put back after)."""

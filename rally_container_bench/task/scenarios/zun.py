@@ -27,13 +27,14 @@ class ZunContainersScenario(cloud.CloudInstanceMixin,
 
     def _request(self, image, network, cpu, memory, runtime,
                  availability_zone, hints, ssh_user, command=None,
-                 image_driver="glance"):
+                 image_driver="glance", image_pull_policy=None):
         guest = self.context["tenant"].get("rcbench_guest", {})
         fields = dict(
             image=image or guest.get("image_name"),
-            image_driver=image_driver,
+            image_driver=image_driver, image_pull_policy=image_pull_policy,
             network=self._network_ref(network)[0],
-            security_groups=self._security_groups(runtime),
+            security_groups=self._security_groups(
+                runtime or image_pull_policy),
             cpu=cpu, memory=memory, runtime=runtime,
             availability_zone=availability_zone, hints=hints,
             ssh_user=ssh_user)
@@ -51,8 +52,8 @@ class ZunContainersScenario(cloud.CloudInstanceMixin,
                                     private_key, opts.register(),
                                     admin_zun=admin, exits=exits)
 
-    def _security_groups(self, runtime):
-        if runtime:
+    def _security_groups(self, as_admin):
+        if as_admin:
             # The admin owns the container: a group of the admin's project
             # (rcbench_zun made it), by id.
             group = self.context.get("rcbench_zun", {}).get(
@@ -83,6 +84,9 @@ def _validators(cls):
             validation.add("rcbench_zun_image", param_name="image"),
             validation.add("enum", param_name="image_driver",
                            values=["glance", "docker"], missed=True),
+            validation.add("enum", param_name="image_pull_policy",
+                           values=["always", "ifnotpresent", "never"],
+                           missed=True),
             validation.add("number", param_name="cpu", minval=0.01,
                            nullable=True, integer_only=False),
             validation.add("number", param_name="memory", minval=4,
@@ -100,7 +104,7 @@ class RunAndDelete(ZunContainersScenario):
 
     def run(self, image=None, network=None, cpu=None, memory=None,
             runtime=None, availability_zone=None, hints=None,
-            ssh_user="root", image_driver="glance"):
+            ssh_user="root", image_driver="glance", image_pull_policy=None):
         """Run a Zun container, wait for ping and SSH, delete it.
 
         Atomic actions: build (create request -> status Running, polled
@@ -126,10 +130,15 @@ class RunAndDelete(ZunContainersScenario):
         :param image_driver: glance (default: the image is a Glance
             image) or docker (an image the compute hosts' Docker has or
             pulls: give its name as image)
+        :param image_pull_policy: Zun's always, ifnotpresent or never;
+            admin-only under Zun's default policy (the container is then
+            the admin's). Default: Zun's ("always" for a tag "latest":
+            every container loads the image from Glance again)
         """
         request = self._request(image, network, cpu, memory, runtime,
                                 availability_zone, hints, ssh_user,
-                                image_driver=image_driver)
+                                image_driver=image_driver,
+                                image_pull_policy=image_pull_policy)
         driver = self._driver(request)
         with self._instance(driver) as instance:
             self.add_environment(self._environment(driver, instance))
@@ -148,7 +157,7 @@ class RunSysbenchDelete(ZunContainersScenario):
     def run(self, tests, image=None, network=None, cpu=None, memory=None,
             runtime=None, availability_zone=None, hints=None,
             ssh_user="root", workdir="/root", timeout=None, via="ssh",
-            image_driver="glance"):
+            image_driver="glance", image_pull_policy=None):
         """Run a Zun container, run sysbench in it, delete it.
 
         via ssh (default): the phases of run_and_delete, then each
@@ -178,15 +187,17 @@ class RunSysbenchDelete(ZunContainersScenario):
         :param timeout: seconds one sysbench command may take
         :param via: "ssh" or "logs"
         :param image_driver: glance or docker (see run_and_delete)
+        :param image_pull_policy: see run_and_delete (admin-only)
         """
         if via == "logs":
             self._via_logs(tests, image, network, cpu, memory, runtime,
                            availability_zone, hints, workdir, timeout,
-                           image_driver)
+                           image_driver, image_pull_policy)
             return
         request = self._request(image, network, cpu, memory, runtime,
                                 availability_zone, hints, ssh_user,
-                                image_driver=image_driver)
+                                image_driver=image_driver,
+                                image_pull_policy=image_pull_policy)
         driver = self._driver(request)
         with self._instance(driver) as instance:
             environment = self._environment(driver, instance)
@@ -197,12 +208,14 @@ class RunSysbenchDelete(ZunContainersScenario):
                                                           instance))
 
     def _via_logs(self, tests, image, network, cpu, memory, runtime,
-                  availability_zone, hints, workdir, timeout, image_driver):
+                  availability_zone, hints, workdir, timeout, image_driver,
+                  image_pull_policy):
         plan = sysbench_script.Plan.of(tests, workdir)
         request = self._request(image, network, cpu, memory, runtime,
                                 availability_zone, hints, "root",
                                 command=plan.command(),
-                                image_driver=image_driver)
+                                image_driver=image_driver,
+                                image_pull_policy=image_pull_policy)
         driver = self._driver(request, exits=True)
         conf = opts.register()
         with self._instance(driver, network=False) as instance:

@@ -1,0 +1,69 @@
+"""One rung of KEK's ladder for real: 32 Docker containers at once.
+
+tasks/local_kvm_vs_containers.yaml with native and docker at N = 32, one
+wave (32 instances), a fixed-time cpu test: the start barrier must make
+the 32 tests of each platform run together and none of them beside
+another instance's build, network or delete. benchmarks/kek_ladder.py runs
+the whole ladder; this checks the mechanism at the ladder's top.
+"""
+
+import json
+
+from rally_container_bench.report import comparison
+from rally_container_bench.report import overlap
+from rally_container_bench.report import results
+from tests.functional import helpers
+
+TASK = "tasks/local_kvm_vs_containers.yaml"
+N = 32
+ARGS = {"platforms": ["native", "docker"], "concurrency": [N], "waves": 1,
+        "rounds": 1, "boot_and_delete": False,
+        "tests": [{"preset": "quick-cpu", "events": None, "time": 5}]}
+
+
+class KekStepAt32TestCase(helpers.DockerRallyTestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.uuid, _ = cls.home.start(TASK, "--task-args", json.dumps(ARGS),
+                                     timeout=1200)
+        cls.report = cls.home.results(cls.uuid)
+        cls.collected = results.collect([cls.report])
+
+    def test_every_instance_ran_without_failure(self):
+        found = {}
+        for workload in helpers.workloads(self.report):
+            self.assertEqual(0, workload["failed_iteration_count"])
+            runner = workload["runner"]["constant"]
+            self.assertEqual((N, N), (runner["concurrency"],
+                                      runner["times"]))
+            driver = helpers.environment(workload["data"][0])["driver"]
+            found[driver] = len(workload["data"])
+        self.assertEqual({"native": N, "docker": N}, found)
+
+    def test_the_tests_ran_together_and_beside_no_phase(self):
+        for label in ("native", "docker-runc"):
+            with self.subTest(platform=label):
+                key = (label, N)
+                self.assertIn(key, self.collected.synchronised)
+                tests = overlap.summary(self.collected.test_runs[key], N)
+                self.assertEqual(["sysbench.cpu"], list(tests))
+                cpu = tests["sysbench.cpu"]
+                self.assertEqual(N, cpu["runs"])
+                self.assertEqual([], cpu["flags"], cpu)
+
+    def test_the_wave_is_timed(self):
+        (wave,) = self.collected.waves[("docker-runc", N)]
+        self.assertEqual(N, wave.size)
+        self.assertGreater(wave.slowest_ready, wave.skew)
+
+    def test_the_report_says_how_the_step_ran(self):
+        steps = {(s["platform"], s["concurrency"]): s
+                 for s in comparison.build([self.report])["steps"]}
+        step = steps[("docker-runc", N)]
+        self.assertTrue(step["synchronised"])
+        self.assertEqual([], step["flags"])
+
+    def test_no_container_left(self):
+        self.assertEqual([], self.containers(self.uuid))
