@@ -314,6 +314,20 @@ class RoundsAndLadderTestCase(unittest.TestCase):
                          found["container (zun), concurrency 2"])
         self.assertIn("kvm, concurrency 2", found)
         self.assertNotIn("kvm, concurrency 8", found)
+        self.assertNotIn("container (zun), concurrency 8", found)
+        # Zun's own pull policy unless asked (ifnotpresent is admin-only)
+        for subtask in config["subtasks"]:
+            for workload in subtask["workloads"]:
+                self.assertNotIn("image_pull_policy",
+                                 next(iter(workload["scenario"].values())))
+        config = self.render("kvm_vs_docker.yaml", **dict(
+            args, zun_image_pull_policy="ifnotpresent"))
+        zun = [next(iter(w["scenario"].values()))
+               for s in config["subtasks"] for w in s["workloads"]
+               if next(iter(w["scenario"])).startswith("ZunContainers")]
+        self.assertTrue(zun)
+        self.assertEqual({"ifnotpresent"},
+                         {a["image_pull_policy"] for a in zun})
 
     def test_the_cloud_task_raises_nova_quotas_and_takes_rounds(self):
         config = self.render("kvm_vs_docker.yaml",
