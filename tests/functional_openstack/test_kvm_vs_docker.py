@@ -122,9 +122,9 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
         for scenario, count in (("NovaInstances.boot_and_delete", 2),
                                 ("NovaInstances.boot_sysbench_delete", 3),
                                 ("ZunContainers.run_and_delete", 1),
-                                ("ZunContainers.run_sysbench_delete", 2)):
+                                ("ZunContainers.run_sysbench_delete", 1)):
             workloads = self.workloads(scenario)
-            # boot-and-delete at step 2 only; QEMU at 2, LXC and Zun at
+            # boot-and-delete at step 2 only; QEMU and Zun at 2, LXC at
             # 2 and 8
             self.assertEqual(count, len(workloads), scenario)
             for workload in workloads:
