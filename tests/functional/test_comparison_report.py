@@ -41,6 +41,14 @@ def tearDownModule():
     _WORK.cleanup()
 
 
+def headless_chromium(profile):
+    """Chromium's argv, headless, with nothing of its own on the network."""
+    return [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+            "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--user-data-dir=" + profile]
+
+
 def import_fixture(home):
     """The fixture's task imported into home's Rally DB; its uuid."""
     imported = home.rally("task", "import", "--file", FIXTURE,
@@ -106,13 +114,10 @@ class ComparisonInBrowserTestCase(unittest.TestCase):
         cls.png = os.path.join(cls.dir.name, "shot.png")
         # Offline: no network is reachable, and the page must need none.
         proc = subprocess.run(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-             "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update",
-             "--disable-sync", "--hide-scrollbars",
-             "--user-data-dir=" + os.path.join(cls.dir.name, "profile"),
-             "--window-size=1400,4000", "--screenshot=" + cls.png,
-             "file://" + os.path.join(COMPARED, "comparison.html")],
+            headless_chromium(os.path.join(cls.dir.name, "profile"))
+            + ["--hide-scrollbars", "--window-size=1400,4000",
+               "--screenshot=" + cls.png,
+               "file://" + os.path.join(COMPARED, "comparison.html")],
             capture_output=True, text=True, timeout=120)
         assert os.path.exists(cls.png), proc.stderr[-2000:]
         cls.image = Image.open(cls.png).convert("RGB")
@@ -169,12 +174,9 @@ class RallyReportOfflineTestCase(unittest.TestCase):
         self.home.rally("task", "report", self.uuid, *form, "--out", path)
         # Every request the page makes goes to a closed port: no network.
         proc = subprocess.run(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-             "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update",
-             "--disable-sync", "--proxy-server=127.0.0.1:9",
-             "--user-data-dir=" + os.path.join(self.home.path, "profile"),
-             "--virtual-time-budget=10000", "--dump-dom", "file://" + path],
+            headless_chromium(os.path.join(self.home.path, "profile"))
+            + ["--proxy-server=127.0.0.1:9", "--virtual-time-budget=10000",
+               "--dump-dom", "file://" + path],
             capture_output=True, text=True, timeout=120)
         return proc.stdout
 
