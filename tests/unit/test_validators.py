@@ -296,3 +296,62 @@ class NovaQuotaShortfallTestCase(unittest.TestCase):
         self.assertEqual({"instances": -1},
                          validators._raised_quotas(config, "nova"))
         self.assertEqual({}, validators._raised_quotas({}, "nova"))
+
+
+class _Hypervisor(object):
+    def __init__(self, name, kind, host):
+        self.hypervisor_hostname = name
+        self.hypervisor_type = kind
+        self.service = {"host": host}
+
+
+class _Zone(object):
+    def __init__(self, name, hosts):
+        self.zoneName = name
+        self.hosts = {host: {} for host in hosts}
+
+
+class _NovaStandIn(object):
+    """A stand-in for novaclient's hypervisors and zones (admin calls the
+    test cloud answers for real in tests/functional_openstack)."""
+
+    def __init__(self, hypervisors, zones=()):
+        self.hypervisors = mock.Mock(list=lambda: hypervisors)
+        self.availability_zones = mock.Mock(list=lambda: list(zones))
+        self.flavors = mock.Mock()
+        self.flavors.find.side_effect = LookupError("no such flavor")
+
+
+class NovaCapacityHostsTestCase(unittest.TestCase):
+    """Which providers rcbench_nova_capacity reads, and the flavor size."""
+
+    def setUp(self):
+        from rally_container_bench.task import nova_validators
+        self.nv = nova_validators
+        self.nova = _NovaStandIn(
+            [_Hypervisor("aio-qemu", "QEMU", "aio-qemu"),
+             _Hypervisor("aio-lxc", "LXC", "aio-lxc"),
+             _Hypervisor("c2", "QEMU", "c2")],
+            [_Zone("nova", ["aio-qemu", "aio-lxc"]), _Zone("fast", ["c2"])])
+
+    def test_hosts_of_the_image_hypervisor_type(self):
+        self.assertEqual({"aio-qemu", "c2"},
+                         self.nv.hypervisor_hosts(self.nova, "kvm"))
+        self.assertEqual({"aio-qemu", "c2"},
+                         self.nv.hypervisor_hosts(self.nova, "qemu"))
+        self.assertEqual({"aio-lxc"},
+                         self.nv.hypervisor_hosts(self.nova, "lxc"))
+        self.assertEqual({"c2"},
+                         self.nv.hypervisor_hosts(self.nova, "kvm", "fast"))
+
+    def test_flavor_from_the_flavors_context_first(self):
+        config = {"args": {"flavor": {"name": "rcbench-kek"}},
+                  "contexts": {"flavors": [
+                      {"name": "other", "ram": 64},
+                      {"name": "rcbench-kek", "ram": 512, "vcpus": 1}]}}
+        self.assertEqual((1, 512, {}),
+                         self.nv.flavor_size(config, self.nova))
+        # Neither made by the workload nor found: nothing to check.
+        config["contexts"]["flavors"] = []
+        self.assertIsNone(self.nv.flavor_size(config, self.nova))
+        self.assertIsNone(self.nv.flavor_size({"args": {}}, self.nova))

@@ -378,6 +378,7 @@ if zun_enabled; then
     # Rows a machine kept from an earlier cloud whose Docker networks went
     # (a killed stop.sh, a reset dockerd) would fail every Zun container.
     zun_forget_stale_networks
+    zun_forget_stale_allocations
 fi
 if cinder_enabled; then
     wait_for "cinder-volume up" 120 cinder_volume_up

@@ -123,6 +123,7 @@ def validators(cls):
             validation.add("rcbench_network_exists",
                            param_name="floating_network"),
             validation.add("rcbench_nova_quota"),
+            validation.add("rcbench_nova_capacity"),
     ]):
         cls = add(cls)
     return cls

@@ -82,6 +82,7 @@ def _validators(cls):
             validation.add("rcbench_zun_runtime", param_name="runtime"),
             validation.add("required_contexts", contexts=["rcbench_guest"]),
             validation.add("rcbench_zun_image", param_name="image"),
+            validation.add("rcbench_zun_capacity"),
             validation.add("enum", param_name="image_driver",
                            values=["glance", "docker"], missed=True),
             validation.add("enum", param_name="image_pull_policy",
