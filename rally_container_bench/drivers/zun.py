@@ -12,6 +12,7 @@ with a runtime requested, the scenario hands the admin's client in.
 """
 
 import dataclasses
+import time
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import nova
@@ -22,6 +23,7 @@ from rally_container_bench import timestamps
 MIN_MICROVERSION = (1, 20)
 RUNTIME_MICROVERSION = (1, 5)
 _REASON_CHARS = 600
+PORT_CHECK_INTERVAL = 15.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +87,12 @@ def container_ipv4(addresses):
     return None
 
 
+def unbound_port(ports):
+    """The first port Neutron failed to bind, or None."""
+    return next((p for p in ports
+                 if p.get("binding:vif_type") == "binding_failed"), None)
+
+
 def action_event_times(actions):
     """Container-action events as {"<action>.<event>.start|finish": epoch}."""
     return nova.action_event_times(actions)
@@ -102,7 +110,7 @@ class ZunDriver(base.Driver):
         "phases (build, network, delete) are the client's clock")
 
     def __init__(self, zun, request, private_key, conf, admin_zun=None,
-                 exits=False):
+                 exits=False, admin_neutron=None):
         super().__init__(image=None, conf=conf)
         self.request = request
         self.private_key = private_key
@@ -113,6 +121,8 @@ class ZunDriver(base.Driver):
         # with one asked for, the admin owns the container.
         self.zun = admin_zun if request.needs_admin else zun
         self.admin = admin_zun
+        # Reads the ports' binding (admin-only): see _unbound_port.
+        self.admin_neutron = admin_neutron
 
     def create(self, name):
         container = self.zun.containers.run(**self.request.body(name))
@@ -139,7 +149,10 @@ class ZunDriver(base.Driver):
                     "container %s is %s: its command exited (%s)"
                     % (instance.name, container.status,
                        container.status_reason))
+            if container.status == "Creating":
+                self._fail_on_unbound_port(instance, checked)
             return container if container.status == "Running" else None
+        checked = [time.monotonic()]
         container = base.wait_until(running, timeout,
                                     self.conf.nova_poll_interval,
                                     "container %s Running" % instance.name)
@@ -149,6 +162,27 @@ class ZunDriver(base.Driver):
             raise base.DriverError("container %s is Running without an IPv4 "
                                    "address: %s" % (instance.name,
                                                     container.addresses))
+
+    def _fail_on_unbound_port(self, instance, checked):
+        """Fail when Neutron could not bind the container's port.
+
+        Zun 18 then leaves the container in Creating for ever (the host's
+        network agent is dead): fail at once, not at the boot timeout.
+        One look per PORT_CHECK_INTERVAL.
+        """
+        if self.admin_neutron is None or \
+                time.monotonic() - checked[0] < PORT_CHECK_INTERVAL:
+            return
+        checked[0] = time.monotonic()
+        port = unbound_port(self.admin_neutron.list_ports(
+            device_id=instance.id)["ports"])
+        if port:
+            raise base.DriverError(
+                "container %s stays in Creating: Neutron could not bind its "
+                "port %s on host %s (binding_failed). Is that host's "
+                "network agent alive? (openstack network agent list)"
+                % (instance.name, port["id"],
+                   port.get("binding:host_id") or "?"))
 
     def wait_pingable(self, instance, timeout):
         base.wait_pingable(instance.ssh_host, timeout,

@@ -312,8 +312,11 @@ class _Zone(object):
 
 
 class _NovaStandIn(object):
-    """A stand-in for novaclient's hypervisors and zones (admin calls the
-    test cloud answers for real in tests/functional_openstack)."""
+    """A stand-in for novaclient's hypervisors, zones and flavors.
+
+    The test cloud answers these admin calls for real in
+    tests/functional_openstack.
+    """
 
     def __init__(self, hypervisors, zones=()):
         self.hypervisors = mock.Mock(list=lambda: hypervisors)

@@ -69,6 +69,14 @@ class ContainerRequestTestCase(unittest.TestCase):
         self.assertTrue(request.needs_admin)
         self.assertEqual("compute-2", request.body("c1")["host"])
 
+    def test_a_port_neutron_could_not_bind(self):
+        ports = [{"id": "p1", "binding:vif_type": "bridge"},
+                 {"id": "p2", "binding:vif_type": "binding_failed"}]
+        self.assertEqual("p2", zun.unbound_port(ports)["id"])
+        self.assertIsNone(zun.unbound_port(ports[:1]))
+        # Without the admin's eyes the field is not there: nothing known.
+        self.assertIsNone(zun.unbound_port([{"id": "p3"}]))
+
     def test_microversions_compare_as_numbers(self):
         self.assertEqual((1, 38), zun.microversion("1.38"))
         self.assertLess(zun.microversion("1.9"), zun.MIN_MICROVERSION)

@@ -111,7 +111,8 @@ start_backends() {
     wait_port rabbitmq 5672
     # Passwords go on stdin (rabbitmqctl reads one there when the argument
     # is left out), never on a command line, which ps shows to every user.
-    rabbitmqctl list_users -q 2>/dev/null | grep -q '^openstack' \
+    # (The list read whole first: see sync_databases' cells.)
+    grep -q '^openstack' <<< "$(rabbitmqctl list_users -q 2>/dev/null || true)" \
         || rabbitmqctl add_user openstack <<< "$RABBIT_PASS" >/dev/null
     rabbitmqctl change_password openstack <<< "$RABBIT_PASS" >/dev/null
     rabbitmqctl set_permissions openstack '.*' '.*' '.*' >/dev/null
@@ -142,9 +143,14 @@ sync_databases() {
     as glance glance-manage db_sync >/dev/null 2>&1
     as placement placement-manage db sync
     as nova nova-manage api_db sync
-    as nova nova-manage cell_v2 list_cells 2>/dev/null | grep -q ' cell0 ' \
-        || as nova nova-manage cell_v2 map_cell0
-    as nova nova-manage cell_v2 list_cells 2>/dev/null | grep -q ' cell1 ' \
+    # Read whole first: under pipefail, "list_cells | grep -q" failed when
+    # grep quit at its match before list_cells had written the rest (a
+    # SIGPIPE), and create_cell then exited 2 on the existing cell1 (seen
+    # re-running setup.sh on a running cloud).
+    local cells
+    cells=$(as nova nova-manage cell_v2 list_cells 2>/dev/null || true)
+    grep -q ' cell0 ' <<< "$cells" || as nova nova-manage cell_v2 map_cell0
+    grep -q ' cell1 ' <<< "$cells" \
         || as nova nova-manage cell_v2 create_cell --name=cell1 >/dev/null
     as nova nova-manage db sync
     as neutron neutron-db-manage --config-file /etc/neutron/neutron.conf \

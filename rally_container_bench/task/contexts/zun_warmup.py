@@ -105,9 +105,10 @@ class ZunWarmup(context.Context):
 
     def _warm(self, zun, admin, guest, host):
         conf = opts.register()
-        driver = zun_driver.ZunDriver(zun, self._request(admin, guest, host),
-                                      private_key=None, conf=conf,
-                                      admin_zun=zun)
+        driver = zun_driver.ZunDriver(
+            zun, self._request(admin, guest, host), private_key=None,
+            conf=conf, admin_zun=zun,
+            admin_neutron=admin["credential"].clients().neutron())
         where = host or "a Zun host"
         LOG.info("rcbench_zun_warmup: loading %s into %s"
                  % (guest["image_name"], where))

@@ -46,11 +46,12 @@ class ZunContainersScenario(cloud.CloudInstanceMixin,
         guest = self.context["tenant"].get("rcbench_guest", {})
         with open(guest["private_key_file"]) as f:
             private_key = f.read()
-        admin = (self.admin_clients("zun") if self.context.get("admin")
-                 else None)
-        return zun_driver.ZunDriver(self.clients("zun"), request,
-                                    private_key, opts.register(),
-                                    admin_zun=admin, exits=exits)
+        admin = self.context.get("admin")
+        return zun_driver.ZunDriver(
+            self.clients("zun"), request, private_key, opts.register(),
+            admin_zun=self.admin_clients("zun") if admin else None,
+            admin_neutron=self.admin_clients("neutron") if admin else None,
+            exits=exits)
 
     def _security_groups(self, as_admin):
         if as_admin:
