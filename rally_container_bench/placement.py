@@ -42,3 +42,14 @@ def describe_free(free):
     return "; ".join("%s: %s" % (name, ", ".join(
         "%s %d" % item for item in sorted(left.items())))
         for name, left in sorted(free.items()))
+
+
+def shortfall(providers, vcpu, memory_mb, wanted):
+    """(how many fit, the free room described) when `wanted` do not fit.
+
+    None when they do, or when no provider is known.
+    """
+    if not providers:
+        return None
+    fit, free = instances_that_fit(providers, vcpu, memory_mb)
+    return None if fit >= wanted else (fit, describe_free(free))

@@ -81,12 +81,10 @@ class NovaCapacityValidator(validation.Validator):
             LOG.warning("rcbench_nova_capacity: hypervisors or Placement "
                         "not readable, capacity not checked: %s" % e)
             return
-        if not providers:
-            return
         concurrency = _concurrency(config)
         vcpus, ram, _specs = size
-        fit, free = placement.instances_that_fit(providers, vcpus, ram)
-        if fit >= concurrency:
+        short = placement.shortfall(providers, vcpus, ram, concurrency)
+        if short is None:
             return
         self.fail(
             "%d servers at once (VCPU %d, MEMORY_MB %d each) do not fit the "
@@ -95,5 +93,5 @@ class NovaCapacityValidator(validation.Validator):
             "flavor_vcpus), raise the hosts' cpu_allocation_ratio / "
             "ram_allocation_ratio, or delete allocations of servers that "
             "no longer exist (nova-manage placement audit --delete)"
-            % (concurrency, vcpus, ram, hypervisor_type or "Nova", fit,
-               placement.describe_free(free)))
+            % ((concurrency, vcpus, ram, hypervisor_type or "Nova")
+               + short))

@@ -161,11 +161,9 @@ class ZunCapacityValidator(validation.Validator):
             LOG.warning("rcbench_zun_capacity: Placement not readable, "
                         "capacity not checked: %s" % e)
             return
-        if not providers:
-            return
         vcpu, mem = zun_driver.placement_claim(cpu, memory)
-        fit, free = placement.instances_that_fit(providers, vcpu, mem)
-        if fit >= concurrency:
+        short = placement.shortfall(providers, vcpu, mem, concurrency)
+        if short is None:
             return
         self.fail(
             "%d Zun containers at once (each claims VCPU %d, MEMORY_MB %d "
@@ -175,4 +173,4 @@ class ZunCapacityValidator(validation.Validator):
             "ram_allocation_ratio, or delete allocations of containers "
             "that no longer exist (openstack resource provider usage "
             "show; openstack resource provider allocation delete)"
-            % (concurrency, vcpu, mem, fit, placement.describe_free(free)))
+            % ((concurrency, vcpu, mem) + short))

@@ -121,6 +121,13 @@ class PlacementCapacityTestCase(unittest.TestCase):
         fit, _free = placement.instances_that_fit(providers, 1, 2048)
         self.assertEqual(17 + 1, fit)
 
+    def test_shortfall_says_how_many_fit_and_what_is_free(self):
+        providers = {"vm": _provider(2, 16.0, 24105, 512, 9, 9216)}
+        self.assertIsNone(placement.shortfall(providers, 1, 512, 23))
+        self.assertEqual((23, "vm: MEMORY_MB 26173, VCPU 23"),
+                         placement.shortfall(providers, 1, 512, 32))
+        self.assertIsNone(placement.shortfall({}, 1, 512, 32))
+
     def test_a_container_larger_than_max_unit_fits_nowhere(self):
         fit, _free = placement.instances_that_fit(
             {"a": _provider(2, 16.0, 24105, 512, 0, 0)}, 3, 512)
