@@ -68,6 +68,20 @@ def read_guest_clock(executor, timeout=60):
         return None
 
 
+def clock_offset(read):
+    """Seconds the instance's clock is ahead of this host's, or None.
+
+    0 when the instance's reading falls between the request and its answer
+    (a shared clock, or one in step: a round trip is all the reading can
+    tell); otherwise from the midpoint of the round trip.
+    """
+    if read is None:
+        return None
+    if read.sent <= read.guest <= read.received:
+        return 0.0
+    return read.guest - (read.sent + read.received) / 2
+
+
 def clock_check(first, second, tolerance=CLOCK_TOLERANCE):
     """{ratio, mismatch} of the guest's clock between two ClockReads.
 

@@ -39,11 +39,12 @@ def detect_version(executor, executable, timeout):
 
 
 def run_test(executor, spec, version, executable, workdir, timeout,
-             timed=_untimed):
+             timed=_untimed, stamp=False):
     """Run one test in ``workdir``; return a TestRun or raise SysbenchError.
 
     fileio files are created before and removed after the run, also when
-    the run fails.
+    the run fails. stamp: the instance's clock is read just before
+    sysbench starts (TestRun.started_inside).
     """
     needs_files = spec.test == "fileio"
     if needs_files:
@@ -52,15 +53,18 @@ def run_test(executor, spec, version, executable, workdir, timeout,
     try:
         argv = command.build_argv(spec, version, "run", executable)
         with timed(spec.label):
-            result = executor.run(argv, timeout, cwd=workdir)
+            result = executor.run(common.stamped(argv) if stamp else argv,
+                                  timeout, cwd=workdir)
         _check(result, spec, "run")
+        started, stdout = common.split_stamp(result.stdout) if stamp \
+            else (None, result.stdout)
         try:
-            parsed = parse.parse(result.stdout)
+            parsed = parse.parse(stdout)
         except parse.ParseError as e:
             raise SysbenchError("sysbench %s output is unreadable: %s"
                                 % (spec.label, e), e.raw)
         return TestRun(spec=spec, command=command.to_shell(argv),
-                       result=parsed)
+                       result=parsed, started_inside=started)
     finally:
         if needs_files:
             # Best effort: a failure here must not hide the run's error,

@@ -53,6 +53,20 @@ class KekStepAt32TestCase(helpers.DockerRallyTestCase):
                 self.assertEqual(N, cpu["runs"])
                 self.assertEqual([], cpu["flags"], cpu)
 
+    def test_each_test_is_timed_inside_within_its_command(self):
+        # Containers and the host share this clock: the run inside starts
+        # after the command was sent and ends before its answer came.
+        for workload in helpers.workloads(self.report):
+            for data in workload["data"]:
+                (test,) = [a for a in data["atomic_actions"]
+                           if a["name"] == "sysbench.cpu"]
+                (inside,) = test["children"]
+                self.assertEqual(overlap.INSIDE, inside["name"])
+                self.assertLessEqual(test["started_at"],
+                                     inside["started_at"] + 0.01)
+                self.assertLessEqual(inside["finished_at"],
+                                     test["finished_at"] + 0.01)
+
     def test_the_wave_is_timed(self):
         (wave,) = self.collected.waves[("docker-runc", N)]
         self.assertEqual(N, wave.size)

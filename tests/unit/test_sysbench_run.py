@@ -6,13 +6,17 @@ produces on demand. The real paths run in tests/functional.
 """
 
 import os
+import time
 import unittest
 
 from rally import plugins as rally_plugins
 from rally.task import scenario
 
 from rally_container_bench.drivers import base
+from rally_container_bench.report import overlap
+from rally_container_bench.sysbench import parse as sysbench_parse
 from rally_container_bench.sysbench import presets
+from rally_container_bench.workloads import common
 from rally_container_bench.workloads import sysbench_run
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures",
@@ -29,16 +33,25 @@ class ScriptedExecutor(base.Executor):
 
     kind = "scripted"
 
-    def __init__(self, answers):
+    def __init__(self, answers, started_inside=1700000000.25):
         self.answers = answers
         self.calls = []
+        self.started_inside = started_inside
 
     def run(self, argv, timeout, cwd=None):
+        stamped = list(argv[:2]) == ["sh", "-c"]
+        if stamped:  # common.stamped: the clock, then the command
+            argv = argv[4:]
+        if list(argv) == ["date", "+%s.%N"]:  # the clock check's reading
+            return base.CommandResult("date", 0, "%.9f\n" % time.time(),
+                                      "", 0.1)
         self.calls.append(list(argv))
         key = "version" if "--version" in argv else argv[-1]
         if argv[1] == "memory":
             key = "memory-" + key
         exit_code, stdout = self.answers.get(key, (0, ""))
+        if stamped:
+            stdout = "%.9f\n%s" % (self.started_inside, stdout)
         return base.CommandResult(" ".join(argv), exit_code, stdout, "", 0.1)
 
 
@@ -102,6 +115,28 @@ class RunTestCase(unittest.TestCase):
             sysbench_run.detect_version(odd, "sysbench", 5)
 
 
+class StampTestCase(unittest.TestCase):
+
+    def test_the_command_runs_after_the_clock(self):
+        self.assertEqual(["sh", "-c", 'date +%s.%N; exec "$@"', "sh",
+                          "sysbench", "cpu", "run"],
+                         common.stamped(["sysbench", "cpu", "run"]))
+
+    def test_the_stamp_is_split_from_the_output(self):
+        self.assertEqual((1700000000.123456789, "sysbench 1.0.20\n"),
+                         common.split_stamp(
+                             "1700000000.123456789\nsysbench 1.0.20\n"))
+
+    def test_a_date_without_nanoseconds_gives_no_stamp(self):
+        # busybox's date prints %N literally: the line goes, no stamp.
+        self.assertEqual((None, "sysbench 1.0.20\n"),
+                         common.split_stamp("1700000000.N\nsysbench 1.0.20\n"))
+
+    def test_no_date_leaves_the_output_alone(self):
+        self.assertEqual((None, "sysbench 1.0.20\n"),
+                         common.split_stamp("sysbench 1.0.20\n"))
+
+
 class MixinTestCase(unittest.TestCase):
 
     def make_scenario(self):
@@ -130,6 +165,22 @@ class MixinTestCase(unittest.TestCase):
         environment = dict(bench._output["complete"][0]["data"]["rows"])
         self.assertEqual("1.0.20", environment["sysbench_version"])
         self.assertEqual("scripted", environment["driver"])
+
+    def test_the_run_inside_the_instance_is_a_child_action(self):
+        executor = ScriptedExecutor({"version": VERSION,
+                                     "run": (0, recorded("cpu-events"))})
+        bench = self.make_scenario()
+        bench.run_tests(executor, ["quick-cpu"], "sysbench", None,
+                        timeout=10)
+        (action,) = bench.atomic_actions()
+        (inside,) = action["children"]
+        self.assertEqual(overlap.INSIDE, inside["name"])
+        # This stand-in's clock answers in step with the host's: no offset.
+        self.assertEqual(1700000000.25, inside["started_at"])
+        total = sysbench_parse.parse(recorded("cpu-events")).metrics[
+            "total_time_s"].value
+        self.assertAlmostEqual(total, inside["finished_at"]
+                               - inside["started_at"], places=5)
 
     def test_the_output_of_a_failed_test_is_attached(self):
         garbage = "\n".join("line %d" % i for i in range(100))

@@ -15,6 +15,7 @@ from rally_container_bench import barrier
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import native
 from rally_container_bench import opts
+from rally_container_bench.report import overlap
 from rally_container_bench import validity
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import fio_run
@@ -140,6 +141,7 @@ class SysbenchScenarioMixin(StartBarrierMixin):
                         self.add_output(complete=_raw_output(
                             "%s %s" % (tool, spec.label), e.raw))
                     continue
+            self._record_inside(run, executor.kind == "native", before)
             self.add_output(additive=_metrics_table(
                 tool, run, versions[tool], getattr(spec, "threads", None)))
         if sync is not None:
@@ -151,6 +153,25 @@ class SysbenchScenarioMixin(StartBarrierMixin):
             raise SysbenchTestsFailed(
                 message="%d of %d tests failed: %s"
                         % (len(failures), len(specs), " | ".join(failures)))
+
+    def _record_inside(self, run, on_this_host, clock):
+        """The test's run inside the instance: a child atomic action.
+
+        From the instance's clock at sysbench's start and sysbench's own
+        total time, on the Rally host's clock (report/overlap.py measures
+        the tests at once with it).
+        """
+        offset = validity.clock_offset(clock) if not on_this_host else 0.0
+        length = run.result.metrics.get("total_time_s")
+        if run.started_inside is None or offset is None or length is None:
+            return
+        name = "%s.%s" % (run.spec.tool, run.spec.label)
+        actions = [a for a in self.atomic_actions() if a["name"] == name]
+        if actions:
+            start = run.started_inside - offset
+            actions[-1].setdefault("children", []).append({
+                "name": overlap.INSIDE, "children": [], "failed": False,
+                "started_at": start, "finished_at": start + length.value})
 
     def _run_one(self, executor, spec, versions, executable, workdir,
                  timeout, endpoint):
@@ -168,9 +189,11 @@ class SysbenchScenarioMixin(StartBarrierMixin):
                 executor, native.NativeExecutor(), spec,
                 _endpoint(endpoint, tool), workdir, timeout, versions[tool],
                 timed)
+        # A replayed script's actions already hold the times inside.
         return sysbench_run.run_test(executor, spec, versions[tool],
                                      executable, workdir, timeout,
-                                     timed=timed)
+                                     timed=timed, stamp=not getattr(
+                                         executor, "replays", False))
 
     def _versions(self, executor, specs, executable, timeout):
         """{tool: version} of the tools the specs need, asked first."""
