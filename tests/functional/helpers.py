@@ -2,6 +2,7 @@
 config and SQLite DB, so tests never touch ~/.rally) and the sysbench
 binaries of both generations."""
 
+from concurrent import futures
 import functools
 import json
 import os
@@ -86,6 +87,19 @@ class RallyHome(object):
                                  % (" ".join(args), proc.returncode,
                                     proc.stdout[-3000:], proc.stderr[-3000:]))
         return proc
+
+    def validate_each(self, task_file, task_args, *extra):
+        """rally task validate once per dict of task_args, four at a time.
+
+        Each waits mostly on the cloud's APIs. Returns the finished
+        processes in the order given.
+        """
+        def validate(args):
+            return self.rally("task", "validate", task_file, *extra,
+                              "--task-args", json.dumps(args), check=False,
+                              timeout=300)
+        with futures.ThreadPoolExecutor(max_workers=4) as pool:
+            return list(pool.map(validate, task_args))
 
     def start(self, task_file, *extra, timeout=900):
         """Run a task to its end; return (uuid, stdout)."""

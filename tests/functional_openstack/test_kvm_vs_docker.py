@@ -241,13 +241,12 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
                  ({"zun_via": "logs", "tests": ["fio-quick-randread"]},
                   "fio randread cannot run with via=logs"),
                  ({"zun_memory": 1}, "memory"))
-        for args, message in cases:
+        procs = self.home.validate_each(
+            TASK, [dict(args, platforms=["container"], container="zun",
+                        concurrency=[1]) for args, _ in cases],
+            "--task-args-file", ARGS)
+        for (args, message), proc in zip(cases, procs):
             with self.subTest(args=args):
-                proc = self.home.rally(
-                    "task", "validate", TASK, "--task-args-file", ARGS,
-                    "--task-args", json.dumps(dict(
-                        args, platforms=["container"], container="zun",
-                        concurrency=[1])), check=False)
                 self.assertNotEqual(0, proc.returncode)
                 self.assertIn(message, proc.stdout + proc.stderr)
 
@@ -263,24 +262,24 @@ class KvmVsDockerOnAioTestCase(unittest.TestCase):
                    "max_concurrency": {}},
                   "16 servers at once do not fit the project's Nova "
                   "quotas: instances 10 with 0 in use, 16 needed"),
-                 # Placement: 23081 MiB of the LXC host's memory hold 22
-                 # servers of aio-quick's 1024 MiB flavor, not 40.
+                 # Placement: the LXC host's memory holds fewer than 40
+                 # servers of aio-quick's 1024 MiB flavor. How many follows
+                 # the memory libvirt reports (NUMA node 0's MemTotal, which
+                 # grows as this VM's memory is hot-plugged: 22 and 16 seen).
                  ({"platforms": ["container"], "container": "nova-lxc",
                    "concurrency": [40], "max_concurrency": {}},
                   "40 servers at once (VCPU 1, MEMORY_MB 1024 each) do not "
-                  "fit the lxc compute hosts: room for 22"),
+                  "fit the lxc compute hosts: room for "),
                  # Placement: 2 cores, so no host takes a 3-core container.
                  ({"platforms": ["container"], "container": "zun",
                    "zun_cpu": 3, "concurrency": [2]},
                   "2 Zun containers at once (each claims VCPU 3, "
                   "MEMORY_MB 1024 in Placement) do not fit the Zun hosts: "
                   "room for 0"))
-        for args, message in cases:
+        procs = self.home.validate_each(
+            TASK, [dict({"platforms": ["kvm"], "concurrency": [1]}, **args)
+                   for args, _ in cases], "--task-args-file", ARGS)
+        for (args, message), proc in zip(cases, procs):
             with self.subTest(args=args):
-                proc = self.home.rally(
-                    "task", "validate", TASK, "--task-args-file", ARGS,
-                    "--task-args", json.dumps(dict(
-                        {"platforms": ["kvm"], "concurrency": [1]}, **args)),
-                    check=False)
                 self.assertNotEqual(0, proc.returncode)
                 self.assertIn(message, proc.stdout + proc.stderr)

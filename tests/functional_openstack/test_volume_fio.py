@@ -69,13 +69,11 @@ class KvmOnVolumeTestCase(unittest.TestCase):
         cases = (({"volume_size": 0}, "volume_size"),
                  ({"volume_type": "no-such-type"},
                   "volume_type: volume type 'no-such-type' does not exist"))
-        for args, message in cases:
+        procs = self.home.validate_each(
+            aio.TASK, [dict(args, platforms=["kvm-volume"], concurrency=[1])
+                       for args, _ in cases], "--task-args-file", aio.ARGS)
+        for (args, message), proc in zip(cases, procs):
             with self.subTest(args=args):
-                proc = self.home.rally(
-                    "task", "validate", aio.TASK, "--task-args-file",
-                    aio.ARGS, "--task-args", json.dumps(dict(
-                        args, platforms=["kvm-volume"], concurrency=[1])),
-                    check=False)
                 self.assertNotEqual(0, proc.returncode)
                 self.assertIn(message, proc.stdout + proc.stderr)
 
