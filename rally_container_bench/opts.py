@@ -87,6 +87,17 @@ OPTS = [
                     "/dev/kvm has hardware virtualization and QEMU TCG "
                     "otherwise (also on PVM hosts, where stock guest "
                     "kernels hang). Results always record what was used."),
+    cfg.StrOpt("runsc_platform", default="ptrace", choices=["ptrace", "kvm"],
+               help="gVisor's platform for the runsc platforms "
+                    "(docker-runsc, podman-runsc): ptrace works anywhere; "
+                    "kvm needs hardware virtualization. Recorded with "
+                    "every result and in the platform's label."),
+    cfg.StrOpt("runsc_network", default="host", choices=["host", "sandbox"],
+               help="gVisor's network for the runsc platforms: host "
+                    "(hostinet in the container's own network namespace; "
+                    "the only one Debian's runsc 20221219 starts on kernels "
+                    "6.x) or sandbox (gVisor's netstack). Recorded with "
+                    "every result."),
     cfg.IntOpt("vm_memory_mb", default=1024, min=128,
                help="Memory of a local VM, MiB."),
     cfg.IntOpt("vm_vcpus", default=1, min=1,

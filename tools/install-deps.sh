@@ -17,7 +17,7 @@ python="${PYTHON:-python3}"
 # also runs on its own for the lifecycle runtimes containerd / cri-containerd.
 packages=(sysbench fio iperf3 wrk nginx-light gcc make autoconf automake libtool python3-venv chromium
           debootstrap e2fsprogs qemu-utils openssh-client
-          docker.io containerd podman crun runc containernetworking-plugins conmon
+          docker.io containerd podman crun runc runsc containernetworking-plugins conmon
           slirp4netns uidmap catatonit iptables iproute2 iputils-ping
           lxc
           qemu-system-x86 libvirt-daemon-system libvirt-clients

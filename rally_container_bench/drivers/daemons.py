@@ -15,6 +15,7 @@ stopped daemon can linger as a zombie, so liveness is read from
 
 import functools
 import grp
+import json
 import os
 import signal
 import socket
@@ -22,6 +23,7 @@ import subprocess
 import time
 
 from rally_container_bench.drivers import base
+from rally_container_bench.drivers import gvisor
 from rally_container_bench import opts
 
 
@@ -142,6 +144,27 @@ def _docker_answers(conf):
         except Exception:
             return False
     return answers
+
+
+def _dockerd_config(conf):
+    """The dockerd config rcbench starts dockerd with (host-wide state)."""
+    return os.path.join(opts.resolved_dir(conf.daemon_state_dir),
+                        "dockerd.json")
+
+
+def _write_dockerd_config(conf, host_config="/etc/docker/daemon.json"):
+    """The host's daemon.json plus gVisor's runtime (where installed)."""
+    def write():
+        try:
+            with open(host_config) as f:
+                text = f.read()
+        except FileNotFoundError:
+            text = None
+        path = _dockerd_config(conf)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(gvisor.dockerd_config(conf, text), f, indent=1)
+    return write
 
 
 def _podman_housekeeping(conf, name):
@@ -298,8 +321,10 @@ def daemons(conf):
     found = {
         "docker": [Daemon("dockerd", [
             "dockerd", "--host", conf.docker_url, "--pidfile", docker_pid,
-        ], state, _docker_answers(conf), own_pidfiles=(
-            docker_pid, "/var/run/docker/containerd/containerd.pid"))],
+            "--config-file", _dockerd_config(conf),
+        ], state, _docker_answers(conf), prepare=_write_dockerd_config(conf),
+            own_pidfiles=(docker_pid,
+                          "/var/run/docker/containerd/containerd.pid"))],
         "kvm": [
             Daemon("virtlogd", ["virtlogd"], state,
                    _socket_answers("/run/libvirt/virtlogd-sock")),

@@ -127,6 +127,8 @@ def _daemon_reachable(url, what):
 
 class DockerDriver(base.Driver):
     name = "docker"
+    #: The OCI runtime dockerd starts containers with (its name there).
+    runtime = "runc"
 
     def __init__(self, image, conf):
         super().__init__(image, conf)
@@ -165,7 +167,7 @@ class DockerDriver(base.Driver):
             with self._api("create " + name):
                 container = self.client.containers.create(
                     self.image.tag, name=name, detach=True,
-                    labels={LABEL: "1"}, **options)
+                    labels={LABEL: "1"}, runtime=self.runtime, **options)
                 container.start()
         except docker_errors.DockerException as e:
             raise base.DriverError("docker could not start %s: %s"
@@ -268,7 +270,7 @@ class DockerDriver(base.Driver):
     def describe(self):
         with self._api("version"):
             version = self.client.version()
-        return dict(super().describe(), runtime="runc",
+        return dict(super().describe(), runtime=self.runtime,
                     engine_version="docker " + version.get("Version", "?"),
                     acceleration="none (container)",
                     cpu_limit=self.conf.container_cpus or "none",

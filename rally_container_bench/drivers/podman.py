@@ -18,6 +18,7 @@ import shutil
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemons
 from rally_container_bench.drivers import docker as docker_driver
+from rally_container_bench.drivers import gvisor
 from rally_container_bench.drivers import libvirt
 from rally_container_bench.drivers import tuning as tuning_lib
 from rally_container_bench import opts
@@ -62,9 +63,15 @@ class PodmanDriver(base.Driver):
         """CompletedProcess of one podman CLI call with this runtime."""
         return self._podman(*args, timeout=timeout)
 
+    def runtime_flags(self):
+        """podman's global --runtime-flag options for this runtime."""
+        return []
+
     def _podman(self, *args, timeout=120):
         argv = ["podman", "--cgroup-manager=cgroupfs",
                 "--events-backend=file", "--runtime", self.runtime]
+        for flag in self.runtime_flags():
+            argv += ["--runtime-flag", flag.lstrip("-")]
         env = dict(os.environ, CONTAINERS_CONF=self._conf_file())
         return self._in_namespace(argv + list(args), timeout, env)
 
@@ -198,6 +205,18 @@ class PodmanRuncDriver(PodmanDriver):
 class PodmanCrunDriver(PodmanDriver):
     name = "podman-crun"
     runtime = "crun"
+
+
+class PodmanRunscDriver(PodmanDriver):
+    """gVisor under Podman: each podman call passes runsc's flags."""
+    name = "podman-runsc"
+    runtime = gvisor.RUNTIME
+
+    def runtime_flags(self):
+        return gvisor.runtime_flags(self.conf)
+
+    def describe(self):
+        return gvisor.described(super().describe(), self.runtime_flags())
 
 
 # Podman keeps each container's network namespace as a bind mount under

@@ -13,8 +13,11 @@ from rally_container_bench.images import guest
 
 DRIVERS = {
     "docker": "rally_container_bench.drivers.docker:DockerDriver",
+    "docker-runsc":
+        "rally_container_bench.drivers.docker_runsc:DockerRunscDriver",
     "podman-runc": "rally_container_bench.drivers.podman:PodmanRuncDriver",
     "podman-crun": "rally_container_bench.drivers.podman:PodmanCrunDriver",
+    "podman-runsc": "rally_container_bench.drivers.podman:PodmanRunscDriver",
     "kvm": "rally_container_bench.drivers.libvirt:LibvirtDriver",
     "lxc": "rally_container_bench.drivers.lxc:LxcDriver",
 }

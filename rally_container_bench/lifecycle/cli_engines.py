@@ -1,14 +1,19 @@
 """Docker and Podman through their CLIs: the same verbs, as ptcr drives them.
 
 Instances carry the label rcbench-lifecycle=1, which cleanup lists by.
-Podman runs with runc or crun (``--runtime``) and, on hybrid-cgroup hosts,
-inside the mount namespace ``rcbench engines start podman`` holds.
+Docker and Podman run runc, crun or runsc (``--runtime``); Podman, on
+hybrid-cgroup hosts, inside the mount namespace ``rcbench engines start
+podman`` holds.
 """
 
+import json
 import os
 import shutil
 
 from rally_container_bench.drivers import base as drivers_base
+from rally_container_bench.drivers import docker as docker_driver
+from rally_container_bench.drivers import docker_runsc
+from rally_container_bench.drivers import gvisor
 from rally_container_bench.drivers import podman as podman_driver
 from rally_container_bench.lifecycle import base
 
@@ -36,8 +41,12 @@ class CliEngine(base.LifecycleDriver):
 
     def _create_args(self, name):
         return ["--name", name, "--label", "rcbench=1", "--label",
-                LABEL + "=1", "--network",
-                "none", self.image.tag]
+                LABEL + "=1", "--network", "none"] + self.runtime_args() + [
+                    self.image.tag]
+
+    def runtime_args(self):
+        """create/run options that choose the OCI runtime, if any."""
+        return []
 
     def create(self, name):
         self._checked("create", *self._create_args(name))
@@ -75,6 +84,11 @@ class CliEngine(base.LifecycleDriver):
 
 class DockerCli(CliEngine):
     name = "docker"
+    runtime = "runc"
+    instance_driver = docker_driver.DockerDriver
+
+    def runtime_args(self):
+        return ["--runtime", self.runtime]
 
     def _cli(self, *args, timeout=120):
         return drivers_base.run_cli(
@@ -91,7 +105,7 @@ class DockerCli(CliEngine):
     def describe(self):
         version = self._checked("version", "--format",
                                 "{{.Server.Version}}").strip()
-        return dict(super().describe(), runtime="runc",
+        return dict(super().describe(), runtime=self.runtime,
                     engine_version="docker " + version)
 
     @classmethod
@@ -103,7 +117,32 @@ class DockerCli(CliEngine):
         if proc.returncode != 0:
             return False, ("dockerd does not answer at %s (rcbench engines "
                            "start docker)" % conf.docker_url)
+        if cls.runtime != "runc":
+            return cls.instance_driver.check(conf)
         return True, "docker CLI, runc"
+
+
+class RunscCli(object):
+    """An engine's runsc runtime: the sandbox is all overhead (as a VM)."""
+    runtime = gvisor.RUNTIME
+    workload_separate = False
+
+    def runsc_flags(self):
+        raise NotImplementedError
+
+    def describe(self):
+        return dict(super().describe(),
+                    **gvisor.facts_of(self.runsc_flags()))
+
+
+class DockerRunscCli(RunscCli, DockerCli):
+    name = "docker-runsc"
+    instance_driver = docker_runsc.DockerRunscDriver
+
+    def runsc_flags(self):
+        info = self._checked("info", "--format", "{{json .Runtimes}}")
+        return docker_runsc.registered_flags(
+            {"Runtimes": json.loads(info)}) or []
 
 
 class PodmanCli(CliEngine):
@@ -112,9 +151,7 @@ class PodmanCli(CliEngine):
 
     def __init__(self, image, conf):
         super().__init__(image, conf)
-        self._podman = {"runc": podman_driver.PodmanRuncDriver,
-                        "crun": podman_driver.PodmanCrunDriver}[
-                            self.runtime](None, conf)
+        self._podman = self.instance_driver(None, conf)
 
     def _cli(self, *args, timeout=120):
         return self._podman.command(*args, timeout=timeout)
@@ -127,16 +164,24 @@ class PodmanCli(CliEngine):
 
     @classmethod
     def check(cls, conf):
-        return {"runc": podman_driver.PodmanRuncDriver,
-                "crun": podman_driver.PodmanCrunDriver}[cls.runtime].check(
-                    conf)
+        return cls.instance_driver.check(conf)
 
 
 class PodmanRuncCli(PodmanCli):
     name = "podman-runc"
     runtime = "runc"
+    instance_driver = podman_driver.PodmanRuncDriver
 
 
 class PodmanCrunCli(PodmanCli):
     name = "podman-crun"
     runtime = "crun"
+    instance_driver = podman_driver.PodmanCrunDriver
+
+
+class PodmanRunscCli(RunscCli, PodmanCli):
+    name = "podman-runsc"
+    instance_driver = podman_driver.PodmanRunscDriver
+
+    def runsc_flags(self):
+        return self._podman.runtime_flags()

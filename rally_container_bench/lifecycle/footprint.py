@@ -105,6 +105,21 @@ def of_instance(workload_pid, table, stop_at, workload_separate=True,
                             for pid in members if pid not in workload))
 
 
+def mem_available_kib(proc=PROC):
+    """The host's MemAvailable (/proc/meminfo), KiB.
+
+    Its drop while N instances start, over N, is the other footprint
+    (gVisor's guide measures so): it needs no process attribution, and
+    counts what PSS cannot see (kernel memory of the instances' page
+    tables, sockets, cgroups), and whatever else the host did meanwhile.
+    """
+    with open(os.path.join(proc, "meminfo")) as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1])
+    raise ValueError("no MemAvailable in %s/meminfo" % proc)
+
+
 def of_daemons(daemon_pids, proc=PROC):
     """PSS (KiB) of the engine daemons themselves."""
     return sum(pss_kib(pid, proc) for pid in set(daemon_pids))

@@ -1,4 +1,4 @@
-"""Plain OCI runtimes, runc and crun, on a bundle: no engine above them.
+"""Plain OCI runtimes, runc, crun and runsc, on a bundle: no engine above them.
 
 Each instance is a bundle directory with its config.json; the busybox tree
 is every bundle's read-only root. The runtimes keep their state under a
@@ -12,6 +12,7 @@ import os
 import shutil
 
 from rally_container_bench.drivers import base as drivers_base
+from rally_container_bench.drivers import gvisor
 from rally_container_bench.drivers import podman as podman_driver
 from rally_container_bench.images import busybox
 from rally_container_bench.lifecycle import base
@@ -23,10 +24,15 @@ class OciRuntime(base.LifecycleDriver):
     binary = None
     #: needs podman's mount namespace on hybrid-cgroup hosts
     needs_cgroup_namespace = False
+    #: the runtime's spelling of run --detach, list --quiet, delete --force
+    detach_flag, quiet_flag, force_flag = "-d", "-q", "-f"
+
+    def global_flags(self):
+        return []
 
     def _argv(self, *args):
         argv = [self.binary, "--root", "/run/rcbench-" + self.binary]
-        argv += list(args)
+        argv += self.global_flags() + list(args)
         if not self.needs_cgroup_namespace:
             return argv
         holder = podman_driver.PodmanDriver._namespace_holder(self.conf)
@@ -82,11 +88,12 @@ class OciRuntime(base.LifecycleDriver):
 
     def run(self, name):
         bundle = self._write_bundle(name)
-        base.detached(self._argv("run", "-d", "--bundle", bundle, name),
+        base.detached(self._argv("run", self.detach_flag, "--bundle", bundle,
+                                 name),
                       "%s run %s" % (self.binary, name))
 
     def force_remove(self, name):
-        drivers_base.run_cli(self._argv("delete", "-f", name))
+        drivers_base.run_cli(self._argv("delete", self.force_flag, name))
         if self._status(name) is not None:
             raise base.DriverError("%s delete -f %s left it behind"
                                    % (self.binary, name))
@@ -95,7 +102,7 @@ class OciRuntime(base.LifecycleDriver):
     def list_names(self):
         if not os.path.isdir("/run/rcbench-" + self.binary):
             return []  # nothing was ever created here
-        return base.checked(self._argv("list", "-q")).split()
+        return base.checked(self._argv("list", self.quiet_flag)).split()
 
     def workload_pid(self, name):
         return int(self._status(name)["pid"])
@@ -125,3 +132,21 @@ class Runc(OciRuntime):
 class Crun(OciRuntime):
     name = binary = "crun"
     needs_cgroup_namespace = True
+
+
+class Runsc(OciRuntime):
+    """gVisor on a bundle, without network (the busybox loop needs none).
+
+    The workload runs inside the sandbox's kernel (the Sentry): as for a
+    VM, all of the sandbox's memory is the instance's overhead.
+    """
+    name = binary = gvisor.RUNTIME
+    detach_flag, quiet_flag, force_flag = "--detach", "--quiet", "--force"
+    workload_separate = False
+
+    def global_flags(self):
+        return ["--platform=" + self.conf.runsc_platform, "--network=none"]
+
+    def describe(self):
+        return dict(super().describe(), **gvisor.facts_of(
+            self.global_flags()))

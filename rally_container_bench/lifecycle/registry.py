@@ -8,10 +8,13 @@ from rally_container_bench.lifecycle import base
 
 DRIVERS = {
     "docker": "cli_engines:DockerCli",
+    "docker-runsc": "cli_engines:DockerRunscCli",
     "podman-runc": "cli_engines:PodmanRuncCli",
     "podman-crun": "cli_engines:PodmanCrunCli",
+    "podman-runsc": "cli_engines:PodmanRunscCli",
     "runc": "oci_runtimes:Runc",
     "crun": "oci_runtimes:Crun",
+    "runsc": "oci_runtimes:Runsc",
     "containerd": "containerd:Containerd",
     "cri-containerd": "cri:CriContainerd",
     "lxc": "lxc:Lxc",
@@ -53,8 +56,12 @@ def prepared_driver(name, conf):
 
 
 def leftovers(conf, matches, on_error=None):
-    """[(driver, name)] of our instances where matches(name) is true."""
-    found = []
+    """[(driver, name)] of our instances where matches(name) is true.
+
+    Runtimes of one engine (docker and docker-runsc; podman's) share its
+    store: each instance is listed once.
+    """
+    found, seen = [], set()
     for runtime in NAMES:
         try:
             driver = driver_class(runtime)(None, conf)
@@ -63,5 +70,8 @@ def leftovers(conf, matches, on_error=None):
             if on_error is not None:
                 on_error(runtime, e)
             continue
-        found.extend((driver, name) for name in names if matches(name))
+        for name in names:
+            if name not in seen and matches(name):
+                seen.add(name)
+                found.append((driver, name))
     return found

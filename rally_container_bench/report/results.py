@@ -69,6 +69,10 @@ class Platform(collections.namedtuple(
             if self.driver in ("kvm", self.runtime):
                 return vm
             return "%s-%s" % (self.driver, vm)
+        if (self.acceleration or "").startswith("gvisor-"):
+            # gVisor's platform (ptrace, kvm) changes its cost as much as
+            # TCG vs KVM does a VM's: docker-runsc-ptrace.
+            return "%s-%s" % (self.driver, self.acceleration[7:])
         if not self.runtime or self.runtime in self.driver:
             return self.driver
         return "%s-%s" % (self.driver, self.runtime)

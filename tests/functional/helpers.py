@@ -217,6 +217,13 @@ def additive(iteration):
             for item in iteration["output"]["additive"]}
 
 
+def cpu_and_memory_rates(iteration):
+    """(cpu events/s, memory read MiB/s) of a quick-cpu + memory iteration."""
+    out = additive(iteration)
+    return (out["sysbench cpu"]["events_per_s (events/s)"],
+            out["sysbench memory.read"]["mib_per_s (MiB/s)"])
+
+
 def key_value_tables(iteration):
     """{title: {key: value}} of an iteration's two-column tables.
 

@@ -34,6 +34,9 @@ class DriverLifecycleMixin(object):
         if self.name in self.driver.list_names(self.name):
             self.driver.remove(self.name)
 
+    def assert_guest(self, executor, info):
+        """Engine-specific checks of the running instance."""
+
     def test_lifecycle_ssh_sysbench_and_cleanup(self):
         driver = self.driver
         instance = driver.create(self.name)
@@ -42,7 +45,8 @@ class DriverLifecycleMixin(object):
         self.assertEqual("127.0.0.1", instance.ssh_host)
         driver.wait_reachable(instance, self.conf.ssh_timeout)
         driver.record_engine_times(instance)
-        if self.driver_name in ("docker", "podman-runc", "podman-crun"):
+        if self.driver_name in ("docker", "docker-runsc", "podman-runc",
+                                "podman-crun", "podman-runsc"):
             # tox -e functional runs under TZ=Asia/Tokyo: Podman writes
             # +09:00 offsets, which a parser of "Z" alone failed on.
             if os.environ.get("CI"):
@@ -51,6 +55,7 @@ class DriverLifecycleMixin(object):
             self.assertLessEqual(times["created"], times["started"])
             self.assertLess(abs(time.time() - times["started"]), 120)
         executor = driver.executor(instance)
+        self.assert_guest(executor, driver.describe())
 
         hostile = "a b; touch /tmp/rcbench-pwned"
         echoed = executor.run(["sh", "-c", 'echo "$0"', hostile], 30)
@@ -85,12 +90,32 @@ class DockerTestCase(DriverLifecycleMixin, unittest.TestCase):
     driver_name = "docker"
 
 
+class RunscMixin(DriverLifecycleMixin):
+    def assert_guest(self, executor, info):
+        # gVisor's Sentry answers the syscalls: its own kernel log, and
+        # the platform recorded is the one runsc really runs with.
+        dmesg = executor.run(["dmesg"], 30).stdout
+        self.assertIn("Starting gVisor", dmesg)
+        self.assertEqual("runsc", info["runtime"])
+        self.assertEqual("gvisor-" + self.conf.runsc_platform,
+                         info["acceleration"])
+        self.assertIn("hostinet", info["network"])
+
+
+class DockerRunscTestCase(RunscMixin, unittest.TestCase):
+    driver_name = "docker-runsc"
+
+
 class PodmanRuncTestCase(DriverLifecycleMixin, unittest.TestCase):
     driver_name = "podman-runc"
 
 
 class PodmanCrunTestCase(DriverLifecycleMixin, unittest.TestCase):
     driver_name = "podman-crun"
+
+
+class PodmanRunscTestCase(RunscMixin, unittest.TestCase):
+    driver_name = "podman-runsc"
 
 
 class LxcTestCase(DriverLifecycleMixin, unittest.TestCase):

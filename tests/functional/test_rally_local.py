@@ -10,11 +10,12 @@ SAMPLES = os.path.join("samples", "tasks", "scenarios", "local-instances")
 
 class RallyLocalDockerTestCase(helpers.DockerRallyTestCase):
 
-    def test_boot_sysbench_delete_sample(self):
-        uuid, _ = self.home.start(os.path.join(SAMPLES,
-                                               "boot-sysbench-delete.yaml"))
+    def run_sysbench_sample(self, sample, driver, runtime):
+        """Run a sample, check its workload; its iterations' environments."""
+        uuid, _ = self.home.start(os.path.join(SAMPLES, sample))
         (workload,) = helpers.workloads(self.home.results(uuid))
         self.assertEqual(0, workload["failed_iteration_count"])
+        environments = []
         for iteration in workload["data"]:
             self.assertEqual(
                 ["build", "network", "sysbench.cpu", "sysbench.memory.read",
@@ -22,14 +23,31 @@ class RallyLocalDockerTestCase(helpers.DockerRallyTestCase):
                 helpers.atomic_names(iteration))
             tables = {t["title"]: t for t in iteration["output"]["complete"]}
             environment = dict(tables["environment"]["data"]["rows"])
-            self.assertEqual(("docker", "runc"), (environment["driver"],
-                                                  environment["runtime"]))
+            self.assertEqual((driver, runtime), (environment["driver"],
+                                                 environment["runtime"]))
             stamps = dict(tables["engine timestamps"]["data"]["rows"])
             self.assertGreater(float(stamps["started"]),
                                float(stamps["created"]))
             self.assertGreater(helpers.additive(iteration)["sysbench cpu"]
                                ["events_per_s (events/s)"], 0)
+            environments.append(environment)
         self.assertEqual([], self.containers(uuid))
+        return environments
+
+    def test_boot_sysbench_delete_sample(self):
+        self.run_sysbench_sample("boot-sysbench-delete.yaml", "docker",
+                                 "runc")
+
+    def test_boot_sysbench_delete_under_gvisor(self):
+        conf = helpers.usable_conf(self, "docker-runsc")
+        for environment in self.run_sysbench_sample(
+                "boot-sysbench-delete-runsc.yaml", "docker-runsc", "runsc"):
+            # The platform runsc really ran with, read back from dockerd.
+            self.assertEqual("gvisor-" + conf.runsc_platform,
+                             environment["acceleration"])
+            self.assertEqual(conf.runsc_platform,
+                             environment["gvisor_platform"])
+            self.assertIn("hostinet", environment["network"])
 
     def test_boot_and_delete_sample(self):
         uuid, _ = self.home.start(os.path.join(SAMPLES,

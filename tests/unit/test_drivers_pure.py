@@ -103,7 +103,7 @@ class RegistryTestCase(unittest.TestCase):
     def test_unknown_driver_lists_the_known_ones(self):
         with self.assertRaisesRegex(base.DriverError,
                                     "unknown driver 'vmware'; known: "
-                                    "docker, kvm"):
+                                    "docker, docker-runsc, kvm"):
             registry.driver_class("vmware")
 
     def test_every_driver_class_has_its_name(self):

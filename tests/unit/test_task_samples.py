@@ -23,11 +23,13 @@ TASKS = os.path.join(TOP, "tasks")
 ARGS = os.path.join(TASKS, "args")
 # Which args files each task under tasks/ is meant for.
 TASK_ARGS = {
-    "kvm_vs_docker.yaml": ["kek2015.yaml", "aio-quick.yaml"],
+    "kvm_vs_docker.yaml": ["kek2015.yaml", "aio-quick.yaml",
+                           "aio-gvisor.yaml"],
     "local_kvm_vs_containers.yaml": ["kek2015.yaml", "local-quick.yaml",
                                      "native-quick.yaml",
                                      "periodic-local.yaml",
-                                     "kek-ladder-local.yaml"],
+                                     "kek-ladder-local.yaml",
+                                     "gvisor-local.yaml"],
     "native_baseline.yaml": ["kek2015.yaml", "local-quick.yaml",
                              "native-quick.yaml"],
     "local_lifecycle.yaml": ["lifecycle-quick.yaml"],
@@ -341,6 +343,28 @@ class RoundsAndLadderTestCase(unittest.TestCase):
                                  next(iter(workload["scenario"].values())))
                 self.assertNotIn("rcbench_zun_warmup",
                                  workload.get("contexts", {}))
+
+    def test_zun_runtimes_side_by_side(self):
+        with open(os.path.join(ARGS, "aio-quick.yaml")) as f:
+            args = yaml.safe_load(f)
+        config = self.render("kvm_vs_docker.yaml", **dict(
+            args, platforms=["native", "container"], container="zun",
+            zun_runtime=["runc", "runsc"]))
+        runtimes = {}
+        for subtask in config["subtasks"]:
+            for workload in subtask["workloads"]:
+                name, scenario_args = next(iter(workload["scenario"].items()))
+                if name.startswith("ZunContainers"):
+                    runtimes.setdefault(subtask["title"], set()).add(
+                        scenario_args["runtime"])
+                    self.assertEqual(
+                        scenario_args["runtime"],
+                        workload["contexts"]["rcbench_zun_warmup"]["runtime"])
+        self.assertEqual({"container (zun, runc), concurrency 2": {"runc"},
+                          "container (zun, runc), concurrency 8": {"runc"},
+                          "container (zun, runsc), concurrency 2": {"runsc"},
+                          "container (zun, runsc), concurrency 8": {"runsc"}},
+                         runtimes)
 
     def test_the_cloud_task_raises_nova_quotas_and_takes_rounds(self):
         config = self.render("kvm_vs_docker.yaml",
