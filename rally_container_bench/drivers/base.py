@@ -213,19 +213,13 @@ class Driver(abc.ABC):
     def wait_running(self, instance, timeout):
         """Return when the engine reports the instance running."""
 
+    @abc.abstractmethod
     def wait_reachable(self, instance, timeout):
-        """Return when an SSH login to the instance succeeds."""
-        from rally_container_bench.drivers import ssh
-        ssh.wait_for_login(self.executor(instance), timeout,
-                           self.conf.ssh_poll_interval,
-                           self.conf.ssh_key_refused_timeout)
+        """Return when the instance takes commands (SSH: a login)."""
 
+    @abc.abstractmethod
     def executor(self, instance):
-        from rally_container_bench.drivers import ssh
-        return ssh.SSHExecutor(instance, self.image.read_private_key(),
-                               kind=self.name,
-                               key_origin="the guest image in %s"
-                               % self.image.dir)
+        """An Executor that runs commands inside the instance."""
 
     def endpoint(self, instance, service):
         """Where the Rally host reaches a server inside the instance.

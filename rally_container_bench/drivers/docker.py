@@ -16,6 +16,7 @@ import requests
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import libvirt
+from rally_container_bench.drivers import ssh
 from rally_container_bench.drivers import tuning as tuning_lib
 from rally_container_bench.images import guest
 from rally_container_bench import timestamps
@@ -125,7 +126,7 @@ def _daemon_reachable(url, what):
                                "%s" % (what, url, e))
 
 
-class DockerDriver(base.Driver):
+class DockerDriver(ssh.SshDriver):
     name = "docker"
     #: The OCI runtime dockerd starts containers with (its name there).
     runtime = "runc"

@@ -17,6 +17,7 @@ from xml.sax import saxutils
 
 from rally_container_bench.drivers import acceleration
 from rally_container_bench.drivers import base
+from rally_container_bench.drivers import ssh
 from rally_container_bench.drivers import tuning as tuning_lib
 from rally_container_bench import opts
 
@@ -92,7 +93,7 @@ def _qemu_start_time(name):
     return boot + ticks / os.sysconf("SC_CLK_TCK")
 
 
-class LibvirtDriver(base.Driver):
+class LibvirtDriver(ssh.SshDriver):
     name = "kvm"
     own_kernel = True
 

@@ -13,6 +13,7 @@ import shutil
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import libvirt
+from rally_container_bench.drivers import ssh
 from rally_container_bench import opts
 
 LXC_PATH = "/var/lib/lxc"
@@ -32,7 +33,7 @@ lxc.log.level = WARN
 """
 
 
-class LxcDriver(base.Driver):
+class LxcDriver(ssh.SshDriver):
     name = "lxc"
 
     def _run(self, *argv, timeout=120):

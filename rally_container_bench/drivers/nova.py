@@ -19,6 +19,7 @@ import re
 import time
 
 from rally_container_bench.drivers import base
+from rally_container_bench.drivers import ssh
 from rally_container_bench import timestamps
 
 # Fault messages from Nova can be long tracebacks.
@@ -93,7 +94,7 @@ def action_event_times(actions):
     return times
 
 
-class NovaDriver(base.Driver):
+class NovaDriver(ssh.SshDriver):
     """Servers of one Nova endpoint, booted from one BootRequest."""
 
     name = "nova"
@@ -181,7 +182,6 @@ class NovaDriver(base.Driver):
                            "ping %s (%s)" % (instance.name, instance.ssh_host))
 
     def executor(self, instance):
-        from rally_container_bench.drivers import ssh
         return ssh.SSHExecutor(instance, self.private_key, kind=self.name,
                                key_origin="the key pair of rcbench_guest")
 

@@ -16,10 +16,11 @@ import shlex
 import shutil
 
 from rally_container_bench.drivers import base
-from rally_container_bench.drivers import daemons
+from rally_container_bench.drivers import daemon_process
 from rally_container_bench.drivers import docker as docker_driver
 from rally_container_bench.drivers import gvisor
 from rally_container_bench.drivers import libvirt
+from rally_container_bench.drivers import ssh
 from rally_container_bench.drivers import tuning as tuning_lib
 from rally_container_bench import opts
 
@@ -29,7 +30,7 @@ default_ulimits = ["nofile=20000:20000", "nproc=20000:20000"]
 """
 
 
-class PodmanDriver(base.Driver):
+class PodmanDriver(ssh.SshDriver):
     runtime = None
 
     def _conf_file(self):
@@ -44,7 +45,7 @@ class PodmanDriver(base.Driver):
     @classmethod
     def _namespace_holder(cls, conf):
         """The daemon whose mount namespace commands must enter, or None."""
-        return daemons.podman_namespace_holder(conf)
+        return namespace_holder(conf)
 
     def _in_namespace(self, argv, timeout=120, env=None):
         """Run argv in podman's mount namespace (where there is one)."""
@@ -301,3 +302,22 @@ def forget_cni_rules(container_id):
     for chain in sorted(chains):
         base.run_cli(["iptables", "-t", "nat", "-F", chain])
         base.run_cli(["iptables", "-t", "nat", "-X", chain])
+
+
+def namespace_holder(conf):
+    """The process whose mount namespace podman commands enter, or None.
+
+    Not a daemon: on hybrid cgroups, a process holding a private mount
+    namespace without the cgroup2 mount (crun 1.8 refuses hybrid cgroups).
+    Every podman command, whatever its runtime, enters it (nsenter): the
+    netns bind mounts podman makes must be seen by all of them, since they
+    share one container store. The host's own mounts are untouched.
+    """
+    if not daemon_process.hybrid_cgroups():
+        return None
+    return daemon_process.Daemon("podman-mounts", [
+        "unshare", "-m", "--propagation", "private", "sh", "-c",
+        "umount /sys/fs/cgroup/unified && exec sleep infinity",
+    ], conf.daemon_state_dir,
+        after_start=lambda report: remove_orphans(conf, report),
+        before_stop=lambda report: remove_ours(conf, report))

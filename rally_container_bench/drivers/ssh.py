@@ -202,3 +202,19 @@ def remote_host(host, port, user, key_file):
     target = base.Instance(name=host, id=host, ssh_host=host,
                            ssh_port=int(port), ssh_user=user)
     return SSHExecutor(target, key, kind="native")
+
+
+class SshDriver(base.Driver):
+    """A driver whose instances are reached over SSH with the guest key."""
+
+    def wait_reachable(self, instance, timeout):
+        """Return when an SSH login to the instance succeeds."""
+        wait_for_login(self.executor(instance), timeout,
+                       self.conf.ssh_poll_interval,
+                       self.conf.ssh_key_refused_timeout)
+
+    def executor(self, instance):
+        return SSHExecutor(instance, self.image.read_private_key(),
+                           kind=self.name,
+                           key_origin="the guest image in %s"
+                           % self.image.dir)

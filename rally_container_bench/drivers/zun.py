@@ -16,6 +16,7 @@ import time
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import nova
+from rally_container_bench.drivers import ssh
 from rally_container_bench.images import guest
 from rally_container_bench import timestamps
 
@@ -98,7 +99,7 @@ def action_event_times(actions):
     return nova.action_event_times(actions)
 
 
-class ZunDriver(base.Driver):
+class ZunDriver(ssh.SshDriver):
     """Containers of one Zun endpoint, created from one ContainerRequest."""
 
     name = "zun"
@@ -191,7 +192,6 @@ class ZunDriver(base.Driver):
                                              instance.ssh_host))
 
     def executor(self, instance):
-        from rally_container_bench.drivers import ssh
         return ssh.SSHExecutor(instance, self.private_key, kind=self.name,
                                key_origin="the key pair of rcbench_guest")
 

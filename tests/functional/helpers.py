@@ -11,12 +11,14 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import uuid
 
 from rally_container_bench.drivers import registry
 from rally_container_bench import opts
 from rally_container_bench import rally_tasks
+from rally_container_bench import validity
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -198,6 +200,25 @@ def processes(pattern):
         if pattern in cmdline and state != "Z" and int(pid) != os.getpid():
             found.append(int(pid))
     return found
+
+
+def wait_for_quiet_host(max_busy=0.15, window=2.0, timeout=120):
+    """Wait until the CPUs were mostly idle over one window (bounded).
+
+    For a test that measures how many processes run at once: the tail of
+    the tests before it (engines removing instances, page cache being
+    written back) delays some of its starts. Returns (seconds waited,
+    the last window's {busy, steal, running_max}); never fails.
+    """
+    started = time.monotonic()
+    while True:
+        before = validity.host_sample()
+        time.sleep(window)
+        load = validity.host_load(before, validity.host_sample())
+        waited = time.monotonic() - started
+        if (load["busy"] is not None and load["busy"] <= max_busy) or (
+                waited >= timeout):
+            return waited, load
 
 
 def workloads(report):

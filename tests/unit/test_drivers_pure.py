@@ -10,8 +10,10 @@ from oslo_config import cfg
 
 from rally_container_bench.drivers import acceleration
 from rally_container_bench.drivers import base
+from rally_container_bench.drivers import daemon_process
 from rally_container_bench.drivers import daemons
 from rally_container_bench.drivers import libvirt
+from rally_container_bench.drivers import podman
 from rally_container_bench.drivers import registry
 from rally_container_bench.drivers import tuning
 from rally_container_bench.images import guest
@@ -119,16 +121,16 @@ class RegistryTestCase(unittest.TestCase):
 class DaemonTestCase(unittest.TestCase):
 
     def test_alive_is_false_for_a_missing_pid(self):
-        self.assertTrue(daemons.alive(os.getpid()))
-        self.assertFalse(daemons.alive(2 ** 22 + 12345))
+        self.assertTrue(daemon_process.alive(os.getpid()))
+        self.assertFalse(daemon_process.alive(2 ** 22 + 12345))
 
     def test_a_crashed_daemons_own_pid_file_is_removed_before_start(self):
         dead = subprocess.Popen(["true"])
         dead.wait()
         with tempfile.TemporaryDirectory() as scratch:
             own = os.path.join(scratch, "own.pid")
-            daemon = daemons.Daemon("x", ["true"], scratch,
-                                    own_pidfiles=(own,))
+            daemon = daemon_process.Daemon("x", ["true"], scratch,
+                                           own_pidfiles=(own,))
             for pid, kept in ((os.getpid(), True), (dead.pid, False)):
                 with open(own, "w") as f:
                     f.write("%d\n" % pid)
@@ -147,7 +149,7 @@ class DaemonTestCase(unittest.TestCase):
         with tempfile.TemporaryDirectory() as scratch:
             cache = os.path.join(scratch, "cache")
             daemons.daemons(conf(image_cache_dir=cache))
-            daemons.podman_namespace_holder(conf(image_cache_dir=cache))
+            podman.namespace_holder(conf(image_cache_dir=cache))
             self.assertFalse(os.path.exists(cache))
             path = daemons.write_libvirtd_config(cache)
             (libvirtd,) = [d for d in daemons.daemons(
