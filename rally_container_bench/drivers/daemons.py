@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 
+from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemon_process
 from rally_container_bench.drivers import gvisor
 from rally_container_bench.drivers import podman
@@ -46,10 +47,17 @@ def _write_dockerd_config(conf, host_config="/etc/docker/daemon.json"):
                 text = f.read()
         except FileNotFoundError:
             text = None
+        try:
+            config = gvisor.dockerd_config(conf, text)
+        except ValueError as e:
+            raise base.DriverError(
+                "%s is not valid JSON (%s): dockerd would refuse it too; "
+                "fix it before rcbench engines start docker"
+                % (host_config, e))
         path = _dockerd_config(conf)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
-            json.dump(gvisor.dockerd_config(conf, text), f, indent=1)
+            json.dump(config, f, indent=1)
     return write
 
 

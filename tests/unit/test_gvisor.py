@@ -10,6 +10,7 @@ import tempfile
 import unittest
 from unittest import mock
 
+from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemons
 from rally_container_bench.drivers import docker_runsc
 from rally_container_bench.drivers import gvisor
@@ -81,6 +82,17 @@ class DockerdConfigTestCase(unittest.TestCase):
                 dockerd.prepare()
             with open(path) as f:
                 self.assertIn("runsc", json.load(f)["runtimes"])
+
+    def test_a_broken_host_config_is_a_clear_error(self):
+        with tempfile.TemporaryDirectory() as state:
+            host = os.path.join(state, "daemon.json")
+            with open(host, "w") as f:
+                f.write('{"log-level": "warn",}')
+            write = daemons._write_dockerd_config(
+                conf(daemon_state_dir=state), host_config=host)
+            with self.assertRaisesRegex(base.DriverError,
+                                        "daemon.json is not valid JSON"):
+                write()
 
 
 class RegisteredFlagsTestCase(unittest.TestCase):
