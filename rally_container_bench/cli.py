@@ -25,6 +25,8 @@ from rally_container_bench import cli_periodic
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemons
 from rally_container_bench.drivers import registry
+from rally_container_bench.engines import catalog
+from rally_container_bench.engines import ports
 from rally_container_bench.images import busybox
 from rally_container_bench.images import guest
 from rally_container_bench.lifecycle import cri_api
@@ -152,6 +154,8 @@ def _engines(args):
     if args.action == "start":
         # What a script stops at its end: not the daemons others started.
         print("%s %s" % (STARTED_HERE, " ".join(started_here)))
+    else:
+        ports.prune(conf)
     return 1 if failed else 0
 
 
@@ -183,23 +187,19 @@ def _cleanup(args):
         print("rcbench cleanup: %s not asked: %s" % (driver_name, error),
               file=sys.stderr)
 
-    conf = opts.register()
-    found = [(driver, name, driver.remove) for driver, name in
-             registry.leftovers(conf, matches, unreachable)]
-    found += [(driver, name, driver.force_remove) for driver, name in
-              lifecycle_registry.leftovers(conf, matches, unreachable)]
+    found = catalog.leftovers(opts.register(), matches, unreachable)
     failed = 0
-    for driver, name, remove in found:
+    for cleaner, name in found:
         if args.dry_run:
-            print("would delete %s %s" % (driver.name, name))
+            print("would delete %s %s" % (cleaner.name, name))
             continue
         try:
-            remove(name)
-            print("deleted %s %s" % (driver.name, name))
+            cleaner.force_remove(name)
+            print("deleted %s %s" % (cleaner.name, name))
         except base.DriverError as e:
             failed += 1
             print("rcbench cleanup: could not delete %s %s: %s"
-                  % (driver.name, name, e), file=sys.stderr)
+                  % (cleaner.name, name, e), file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -12,11 +12,11 @@ host itself (native) or an instance reached over SSH.
 
 import abc
 import dataclasses
-import socket
 import subprocess
 import time
 
 from rally_container_bench import abort
+from rally_container_bench.engines import ports as ports_lib
 
 
 class DriverError(Exception):
@@ -119,13 +119,6 @@ def output_of(proc, what):
     return proc.stdout
 
 
-def free_port():
-    """A free TCP port on 127.0.0.1 (the caller binds it right after)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 # Where the network workloads' servers listen inside an instance.
 SERVICE_PORTS = {"iperf3": 5201, "http": 8080}
 
@@ -146,7 +139,7 @@ class Endpoint:
     listen_address: str | None = None
 
 
-def host_network_endpoint(ports, service):
+def host_network_endpoint(conf, ports, service):
     """The Endpoint of an instance in the host's network namespace.
 
     A free port per service and instance (ports: its cache), so
@@ -154,7 +147,7 @@ def host_network_endpoint(ports, service):
     loopback only: nothing of a test is reachable from another host.
     """
     if service not in ports:
-        ports[service] = free_port()
+        ports[service] = ports_lib.reserve(conf)
     return Endpoint(ports[service], "127.0.0.1", ports[service],
                     listen_address="127.0.0.1")
 

@@ -15,13 +15,13 @@ from docker import errors as docker_errors
 import requests
 
 from rally_container_bench.drivers import base
-from rally_container_bench.drivers import libvirt
 from rally_container_bench.drivers import ssh
 from rally_container_bench.drivers import tuning as tuning_lib
+from rally_container_bench.engines import labels
+from rally_container_bench.engines import ports
 from rally_container_bench.images import guest
 from rally_container_bench import timestamps
 
-LABEL = "rcbench"
 SSHD = list(guest.SSHD)
 
 
@@ -63,7 +63,7 @@ def bridge_address(attrs, name):
                            "network" % name)
 
 
-def container_endpoint(instance, service, inspect):
+def container_endpoint(conf, instance, service, inspect):
     """The Endpoint of a service inside a Docker or Podman container.
 
     Host network: a free port on loopback; a bridge: the container's
@@ -71,7 +71,7 @@ def container_endpoint(instance, service, inspect):
     """
     if instance.private.get("host_network"):
         return base.host_network_endpoint(
-            instance.private.setdefault("service_ports", {}), service)
+            conf, instance.private.setdefault("service_ports", {}), service)
     if "address" not in instance.private:
         instance.private["address"] = bridge_address(inspect(instance),
                                                      instance.name)
@@ -79,14 +79,13 @@ def container_endpoint(instance, service, inspect):
     return base.Endpoint(port, instance.private["address"], port)
 
 
-def host_network_sshd():
+def host_network_sshd(conf):
     """(port, command) of an sshd in the host's network namespace.
 
     No port can be published there, so sshd itself listens on a free
     loopback port of the host.
     """
-    with libvirt.port_lock:
-        port = base.free_port()
+    port = ports.reserve(conf)
     return port, SSHD + ["-p", str(port), "-o", "ListenAddress=127.0.0.1"]
 
 
@@ -168,7 +167,8 @@ class DockerDriver(ssh.SshDriver):
             with self._api("create " + name):
                 container = self.client.containers.create(
                     self.image.tag, name=name, detach=True,
-                    labels={LABEL: "1"}, runtime=self.runtime, **options)
+                    labels=labels.label(labels.INSTANCE),
+                    runtime=self.runtime, **options)
                 container.start()
         except docker_errors.DockerException as e:
             raise base.DriverError("docker could not start %s: %s"
@@ -184,7 +184,8 @@ class DockerDriver(ssh.SshDriver):
         tuning = self.tuning or tuning_lib.ContainerTuning()
         options = {}
         if tuning.network == "host":
-            instance.ssh_port, options["command"] = host_network_sshd()
+            instance.ssh_port, options["command"] = host_network_sshd(
+                self.conf)
             instance.private["host_network"] = True
             options["network_mode"] = "host"
         else:
@@ -204,7 +205,8 @@ class DockerDriver(ssh.SshDriver):
                         "container %s running" % instance.name)
 
     def endpoint(self, instance, service):
-        return container_endpoint(instance, service, self._inspect)
+        return container_endpoint(self.conf, instance, service,
+                                  self._inspect)
 
     def _api(self, what):
         return _daemon_reachable(self.conf.docker_url, what)
@@ -244,7 +246,7 @@ class DockerDriver(ssh.SshDriver):
     def list_names(self, prefix):
         with self._api("list containers"):
             containers = self.client.api.containers(
-                all=True, filters={"label": LABEL})
+                all=True, filters={"label": labels.KEY})
         names = [name.lstrip("/") for c in containers for name in c["Names"]]
         return sorted(name for name in names if name.startswith(prefix))
 

@@ -5,68 +5,43 @@ hard power-off and undefine on delete.
 The guest boots its kernel directly (no bootloader in the image) with the
 guest init as PID 1. Its NIC is QEMU user-mode networking with sshd
 forwarded from a 127.0.0.1 port, so no traffic leaves loopback; QEMU is
-given those arguments through libvirt's qemu:commandline. The domain's QEMU
-runs as root (a static DAC label on the domain) so it can read the image
-cache, whatever libvirt's global qemu.conf says.
+given those arguments through libvirt's qemu:commandline. The domain's
+common parts (and its mark) are engines.libvirt's.
 """
 
 import os
 import shutil
-import threading
 from xml.sax import saxutils
 
 from rally_container_bench.drivers import acceleration
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import ssh
 from rally_container_bench.drivers import tuning as tuning_lib
-from rally_container_bench import opts
+from rally_container_bench.engines import labels
+from rally_container_bench.engines import libvirt as libvirt_engine
+from rally_container_bench.engines import ports
 
-# Held while a port is probed, so threads of one process never pick the
-# same one.
-port_lock = threading.Lock()
-_DOMAIN = """<domain type='{domain_type}'
-        xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
-  <name>{name}</name>
-  <memory unit='MiB'>{memory}</memory>
-  <vcpu{vcpu_placement}>{vcpus}</vcpu>{memory_backing}
-  <os>
-    <type arch='x86_64' machine='pc'>hvm</type>
-    <kernel>{kernel}</kernel>
-    <initrd>{initrd}</initrd>
-    <cmdline>{cmdline}</cmdline>
-  </os>
-  <features><acpi/>{features}</features>
-  {cpu}
-  <devices>
+_CMDLINE = ("root=/dev/{root} rw console=ttyS0 quiet net.ifnames=0 "
+            "init=/sbin/rcbench-init -- vm")
+_DISK = """
     <disk type='file' device='disk'>
-      <driver name='qemu' type='qcow2' cache='{disk_cache}'/>
+      <driver name='qemu' type='qcow2' cache='{cache}'/>
       <source file='{disk}'/>
-      <target dev='{disk_dev}' bus='{disk_bus}'/>
-    </disk>{controllers}
-    <serial type='file'><source path='{console}'/><target port='0'/></serial>
-    <memballoon model='none'/>
-  </devices>
-  <seclabel type='static' model='dac' relabel='no'>
-    <label>+0:+0</label>
-  </seclabel>
+      <target dev='{dev}' bus='{bus}'/>
+    </disk>"""
+_SCSI_CONTROLLER = "\n    <controller type='scsi' model='virtio-scsi'/>"
+_USER_NET = """
   <qemu:commandline>
     <qemu:arg value='-netdev'/>
     <qemu:arg value='user,id=rcb0,{forwards}'/>
     <qemu:arg value='-device'/>
     <qemu:arg value='virtio-net-pci,netdev=rcb0,addr=0x10'/>
-  </qemu:commandline>
-</domain>
-"""
-_CMDLINE = ("root=/dev/{root} rw console=ttyS0 quiet net.ifnames=0 "
-            "init=/sbin/rcbench-init -- vm")
-_SCSI_CONTROLLER = "\n    <controller type='scsi' model='virtio-scsi'/>"
-# -cpu host without arch-capabilities: plain "host" aborts on MSR 0x10a
-# on some hosts (PVM among them).
-KVM_CPU = ("<cpu mode='host-passthrough'><feature policy='disable' "
-           "name='arch-capabilities'/></cpu>")
+  </qemu:commandline>"""
 # The host's default huge page size (a hugetlbfs mount must exist when
 # libvirtd starts: rcbench engines start kvm makes one).
 _HUGEPAGES = "\n  <memoryBacking><hugepages/></memoryBacking>"
+# Kept here for callers of this module (the tests, the lifecycle view).
+engine_version = libvirt_engine.engine_version
 _TCG_FEATURES = "<tcg><tb-cache unit='MiB'>128</tb-cache></tcg>"
 
 
@@ -103,14 +78,13 @@ class LibvirtDriver(ssh.SshDriver):
             conf.vm_acceleration)
 
     def _virsh(self, *args, timeout=120):
-        return base.run_cli(["virsh", "-q", "-c", self.conf.libvirt_uri]
-                            + list(args), timeout)
+        return libvirt_engine.virsh(self.conf, *args, timeout=timeout)
 
     def _checked(self, *args):
         return base.output_of(self._virsh(*args), "virsh " + args[0])
 
     def _instance_dir(self, name):
-        return opts.cache_path(self.conf, "instances", name)
+        return libvirt_engine.instance_dir(self.conf, name)
 
     def prepare(self):
         self._checked("version")
@@ -130,12 +104,11 @@ class LibvirtDriver(ssh.SshDriver):
                                  private={"dir": directory})
         last_error = None
         for _ in range(3):
-            # Another process may take the port between our probe and
-            # QEMU's bind: then QEMU fails to start and we try another.
-            with port_lock:
-                port = base.free_port()
-                services = {service: base.free_port()
-                            for service in base.SERVICE_PORTS}
+            # A port leased to nobody may still be taken by a program
+            # outside rcbench: then QEMU fails to start; we try others.
+            port = ports.reserve(self.conf)
+            services = {service: ports.reserve(self.conf)
+                        for service in base.SERVICE_PORTS}
             with open(xml_path, "w") as f:
                 f.write(self._domain_xml(name, disk, port, directory,
                                          services))
@@ -160,26 +133,27 @@ class LibvirtDriver(ssh.SshDriver):
                              instance.private["forwards"][service])
 
     def _domain_xml(self, name, disk, port, directory, services):
-        kvm = self.acceleration == acceleration.KVM
         quote = saxutils.escape
         tuning = self.tuning or tuning_lib.VmTuning()
         scsi = tuning.disk_bus == "scsi"
         dev = "sda" if scsi else "vda"
-        return _DOMAIN.format(
-            domain_type="kvm" if kvm else "qemu", name=quote(name),
-            memory=int(self.conf.vm_memory_mb), vcpus=int(self.conf.vm_vcpus),
+        devices = _DISK.format(cache=quote(tuning.disk_cache),
+                               disk=quote(disk), dev=dev,
+                               bus="scsi" if scsi else "virtio")
+        return libvirt_engine.domain_xml(
+            labels.INSTANCE, name, self.acceleration,
+            memory_mb=self.conf.vm_memory_mb, vcpus=self.conf.vm_vcpus,
+            kernel=self.image.kernel, initrd=self.image.initrd,
+            cmdline=_CMDLINE.format(root=dev),
+            console=os.path.join(directory, "console.log"),
+            features=("" if self.acceleration == acceleration.KVM
+                      else _TCG_FEATURES),
+            devices=devices + (_SCSI_CONTROLLER if scsi else ""),
             vcpu_placement=(" cpuset='%s'" % quote(tuning.cpuset)
                             if tuning.cpuset else ""),
-            memory_backing=(_HUGEPAGES if tuning.hugepages else ""),
-            kernel=quote(self.image.kernel), initrd=quote(self.image.initrd),
-            cmdline=_CMDLINE.format(root=dev),
-            features="" if kvm else _TCG_FEATURES,
-            cpu=KVM_CPU if kvm else "", disk=quote(disk),
-            disk_cache=quote(tuning.disk_cache), disk_dev=dev,
-            disk_bus="scsi" if scsi else "virtio",
-            controllers=_SCSI_CONTROLLER if scsi else "",
-            console=quote(os.path.join(directory, "console.log")),
-            forwards=hostfwd_option(port, services))
+            memory_backing=_HUGEPAGES if tuning.hugepages else "",
+            qemu_commandline=_USER_NET.format(
+                forwards=quote(hostfwd_option(port, services))))
 
     def wait_running(self, instance, timeout):
         base.wait_until(
@@ -225,15 +199,7 @@ class LibvirtDriver(ssh.SshDriver):
         return dict(super().describe(), runtime="qemu",
                     acceleration=self.acceleration,
                     acceleration_reason=self.why,
-                    engine_version=engine_version(self._checked("version")),
+                    engine_version=libvirt_engine.engine_version(
+                        self._checked("version")),
                     vcpus=self.conf.vm_vcpus, memory_mb=self.conf.vm_memory_mb,
                     **(self.tuning or tuning_lib.VmTuning()).describe())
-
-
-def engine_version(virsh_version):
-    """"QEMU 7.2.22, libvirt 9.0.0" from ``virsh version`` output."""
-    found = dict(line.split(":", 1) for line in virsh_version.splitlines()
-                 if ":" in line)
-    parts = [found[key].strip() for key in ("Running hypervisor",
-                                            "Using library") if key in found]
-    return ", ".join(parts) or "libvirt"

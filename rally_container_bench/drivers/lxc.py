@@ -12,25 +12,11 @@ import os
 import shutil
 
 from rally_container_bench.drivers import base
-from rally_container_bench.drivers import libvirt
 from rally_container_bench.drivers import ssh
+from rally_container_bench.engines import labels
+from rally_container_bench.engines import lxc as lxc_engine
+from rally_container_bench.engines import ports
 from rally_container_bench import opts
-
-LXC_PATH = "/var/lib/lxc"
-_CONFIG = """# rally-container-bench instance {name}
-lxc.uts.name = rcbench-guest
-lxc.rootfs.path = overlay:{lower}:{upper}
-lxc.net.0.type = none
-lxc.init.cmd = /sbin/rcbench-init
-lxc.environment = RCBENCH_SSH_PORT={port}
-lxc.mount.auto = proc:mixed sys:mixed cgroup:mixed
-lxc.autodev = 1
-lxc.tty.max = 0
-lxc.pty.max = 16
-lxc.apparmor.profile = unconfined
-lxc.log.file = {log}
-lxc.log.level = WARN
-"""
 
 
 class LxcDriver(ssh.SshDriver):
@@ -42,9 +28,6 @@ class LxcDriver(ssh.SshDriver):
     def _state(self, name):
         return self._run("lxc-info", "-n", name, "-s", "-H").stdout.strip()
 
-    def _config_dir(self, name):
-        return os.path.join(LXC_PATH, name)
-
     def _upper_dir(self, name):
         return opts.cache_path(self.conf, "instances", name, "upper")
 
@@ -54,16 +37,14 @@ class LxcDriver(ssh.SshDriver):
                                    "build)" % self.image.rootfs)
 
     def create(self, name):
-        directory = self._config_dir(name)
         upper = self._upper_dir(name)
-        os.makedirs(directory)
         os.makedirs(upper)
-        with libvirt.port_lock:
-            port = base.free_port()
-        with open(os.path.join(directory, "config"), "w") as f:
-            f.write(_CONFIG.format(name=name, lower=self.image.rootfs,
-                                   upper=upper, port=port,
-                                   log=os.path.join(directory, "lxc.log")))
+        port = ports.reserve(self.conf)
+        lxc_engine.write_config(
+            name, labels.INSTANCE, self.image.rootfs, upper,
+            init="/sbin/rcbench-init", network="none",
+            hostname="rcbench-guest", ptys=16,
+            environment=["RCBENCH_SSH_PORT=%d" % port])
         started = self._run("lxc-start", "-n", name, "-d")
         if started.returncode != 0:
             detail = started.stderr.strip()
@@ -79,7 +60,8 @@ class LxcDriver(ssh.SshDriver):
 
     def endpoint(self, instance, service):
         return base.host_network_endpoint(
-            instance.private.setdefault("service_ports", {}), service)
+            self.conf, instance.private.setdefault("service_ports", {}),
+            service)
 
     def delete(self, instance):
         stopped = self._run("lxc-stop", "-n", instance.name, "-k")
@@ -96,9 +78,9 @@ class LxcDriver(ssh.SshDriver):
         self._forget(instance.name)
 
     def _forget(self, name):
-        shutil.rmtree(self._config_dir(name), ignore_errors=True)
-        shutil.rmtree(os.path.dirname(self._upper_dir(name)),
-                      ignore_errors=True)
+        for directory in (lxc_engine.config_dir(name),
+                          os.path.dirname(self._upper_dir(name))):
+            shutil.rmtree(directory, ignore_errors=True)
 
     def list_names(self, prefix):
         out = self._run("lxc-ls", "-1").stdout
@@ -106,14 +88,12 @@ class LxcDriver(ssh.SshDriver):
 
     @classmethod
     def check(cls, conf):
-        for tool in ("lxc-start", "lxc-stop", "lxc-info"):
-            if shutil.which(tool) is None:
-                return False, "%s is not installed (apt: lxc)" % tool
-        return True, "LXC system containers, overlay rootfs, host network"
+        return lxc_engine.check(
+            ("lxc-start", "lxc-stop", "lxc-info"),
+            "LXC system containers, overlay rootfs, host network")
 
     def describe(self):
-        version = self._run("lxc-start", "--version").stdout.strip()
         return dict(super().describe(), runtime="lxc",
-                    engine_version="lxc " + version,
+                    engine_version=lxc_engine.version(),
                     acceleration="none (container)",
                     network="host namespace, sshd on 127.0.0.1")

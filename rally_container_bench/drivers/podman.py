@@ -19,12 +19,12 @@ from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemon_process
 from rally_container_bench.drivers import docker as docker_driver
 from rally_container_bench.drivers import gvisor
-from rally_container_bench.drivers import libvirt
 from rally_container_bench.drivers import ssh
 from rally_container_bench.drivers import tuning as tuning_lib
+from rally_container_bench.engines import labels
+from rally_container_bench.engines import ports
 from rally_container_bench import opts
 
-LABEL = "rcbench"
 _CONTAINERS_CONF = """[containers]
 default_ulimits = ["nofile=20000:20000", "nproc=20000:20000"]
 """
@@ -94,9 +94,9 @@ class PodmanDriver(ssh.SshDriver):
             options, command = self._tuned_options(instance)
             if self.conf.container_cpus:
                 options += ["--cpus", str(self.conf.container_cpus)]
-            proc = self._podman("run", "-d", "--name", name, "--label",
-                                LABEL + "=1", *options, self.image.tag,
-                                *command)
+            proc = self._podman("run", "-d", "--name", name,
+                                *labels.label_args(labels.INSTANCE),
+                                *options, self.image.tag, *command)
             if proc.returncode == 0:
                 instance.id = proc.stdout.strip()
                 return instance
@@ -117,12 +117,12 @@ class PodmanDriver(ssh.SshDriver):
         tuning = self.tuning or tuning_lib.ContainerTuning()
         options, command = [], []
         if tuning.network == "host":
-            instance.ssh_port, command = docker_driver.host_network_sshd()
+            instance.ssh_port, command = docker_driver.host_network_sshd(
+                self.conf)
             instance.private["host_network"] = True
             options += ["--network", "host"]
         else:
-            with libvirt.port_lock:
-                instance.ssh_port = base.free_port()
+            instance.ssh_port = ports.reserve(self.conf)
             options += ["-p", "127.0.0.1:%d:22" % instance.ssh_port]
         if tuning.cpuset is not None:
             options += ["--cpuset-cpus", tuning.cpuset]
@@ -138,7 +138,7 @@ class PodmanDriver(ssh.SshDriver):
         """
 
     def endpoint(self, instance, service):
-        return docker_driver.container_endpoint(instance, service,
+        return docker_driver.container_endpoint(self.conf, instance, service,
                                                 self._inspect)
 
     def record_engine_times(self, instance):
@@ -171,7 +171,7 @@ class PodmanDriver(ssh.SshDriver):
             "container %s gone" % instance.name)
 
     def list_names(self, prefix):
-        out = self._checked("ps", "-a", "--filter", "label=" + LABEL,
+        out = self._checked("ps", "-a", "--filter", "label=" + labels.KEY,
                             "--format", "{{.Names}}")
         return sorted(n for n in out.split() if n.startswith(prefix))
 
@@ -235,7 +235,7 @@ def remove_ours(conf, report):
     """Before the namespace holder stops: delete our containers with it."""
     podman = PodmanRuncDriver(None, conf)
     for container_id in podman._checked(
-            "ps", "-a", "-q", "--filter", "label=" + LABEL).split():
+            "ps", "-a", "-q", "--filter", "label=" + labels.KEY).split():
         podman._checked("rm", "-f", "-v", container_id)
         report("podman: removed %s (it cannot outlive podman's mount "
                "namespace)" % container_id[:12])
@@ -257,9 +257,9 @@ def remove_orphans(conf, report):
                                    % listing.stderr.strip())
         container_id = match.group(1)
         label = podman._podman("inspect", "--format",
-                               '{{index .Config.Labels "%s"}}' % LABEL,
+                               '{{index .Config.Labels "%s"}}' % labels.KEY,
                                container_id).stdout.strip()
-        if label != "1":
+        if label not in ("1",) + labels.VIEWS:  # "1": older versions
             short = container_id[:12]
             raise base.DriverError(
                 "podman container %s has lost its network namespace and "

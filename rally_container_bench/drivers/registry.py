@@ -1,39 +1,23 @@
-"""Driver names -> classes, and one prepared driver per process.
+"""The instance view of engines.catalog, one prepared driver per process.
 
-Modules are imported on first use, so an engine whose client library is
-missing fails only when it is asked for, with its name in the message.
+Cleanup is engines.catalog.leftovers, for both views.
 """
 
-import importlib
 import os
 import threading
 
 from rally_container_bench.drivers import base
+from rally_container_bench.engines import catalog
 from rally_container_bench.images import guest
 
-DRIVERS = {
-    "docker": "rally_container_bench.drivers.docker:DockerDriver",
-    "docker-runsc":
-        "rally_container_bench.drivers.docker_runsc:DockerRunscDriver",
-    "podman-runc": "rally_container_bench.drivers.podman:PodmanRuncDriver",
-    "podman-crun": "rally_container_bench.drivers.podman:PodmanCrunDriver",
-    "podman-runsc": "rally_container_bench.drivers.podman:PodmanRunscDriver",
-    "kvm": "rally_container_bench.drivers.libvirt:LibvirtDriver",
-    "lxc": "rally_container_bench.drivers.lxc:LxcDriver",
-}
-NAMES = tuple(sorted(DRIVERS))
+NAMES = catalog.names(catalog.INSTANCE)
 
 _lock = threading.Lock()
 _prepared = {}
 
 
 def driver_class(name):
-    try:
-        module_name, class_name = DRIVERS[name].split(":")
-    except KeyError:
-        raise base.DriverError("unknown driver %r; known: %s"
-                               % (name, ", ".join(NAMES)))
-    return getattr(importlib.import_module(module_name), class_name)
+    return catalog.view_class(catalog.INSTANCE, name)
 
 
 def guest_image(conf):
@@ -67,27 +51,3 @@ def prepared_once(key, make):
             driver.prepare()
             _prepared[key] = driver
         return _prepared[key]
-
-
-def leftovers(conf, matches, on_error=None):
-    """[(driver, name)] of the instances where matches(name) is true.
-
-    Every engine is asked; one that does not answer (daemon down, client
-    missing) is skipped, and on_error(driver_name, exception) hears of it.
-    Podman's runc and crun drivers share one store: each instance is
-    listed once.
-    """
-    found, seen = [], set()
-    for driver_name in NAMES:
-        try:
-            driver = driver_class(driver_name)(None, conf)
-            names = driver.list_names("")
-        except Exception as e:
-            if on_error is not None:
-                on_error(driver_name, e)
-            continue
-        for name in names:
-            if name not in seen and matches(name):
-                seen.add(name)
-                found.append((driver, name))
-    return found

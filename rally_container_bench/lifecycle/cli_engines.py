@@ -1,6 +1,7 @@
 """Docker and Podman through their CLIs: the same verbs, as ptcr drives them.
 
-Instances carry the label rcbench-lifecycle=1, which cleanup lists by.
+Instances carry the label rcbench=lifecycle (engines.labels); cleanup lists
+by the key, so the instance view's containers go too.
 Docker and Podman run runc, crun or runsc (``--runtime``); Podman, on
 hybrid-cgroup hosts, inside the mount namespace ``rcbench engines start
 podman`` holds.
@@ -15,9 +16,8 @@ from rally_container_bench.drivers import docker as docker_driver
 from rally_container_bench.drivers import docker_runsc
 from rally_container_bench.drivers import gvisor
 from rally_container_bench.drivers import podman as podman_driver
+from rally_container_bench.engines import labels
 from rally_container_bench.lifecycle import base
-
-LABEL = "rcbench-lifecycle"
 
 
 class CliEngine(base.LifecycleDriver):
@@ -40,9 +40,9 @@ class CliEngine(base.LifecycleDriver):
             self._checked("load", "-i", self.image.archive)
 
     def _create_args(self, name):
-        return ["--name", name, "--label", "rcbench=1", "--label",
-                LABEL + "=1", "--network", "none"] + self.runtime_args() + [
-                    self.image.tag]
+        return (["--name", name] + labels.label_args(labels.LIFECYCLE)
+                + ["--network", "none"] + self.runtime_args()
+                + [self.image.tag])
 
     def runtime_args(self):
         """create/run options that choose the OCI runtime, if any."""
@@ -65,7 +65,7 @@ class CliEngine(base.LifecycleDriver):
 
     #: rm -f flags that kill at once (podman's rm -f waits 10 s for the
     #: shell loop, which ignores SIGTERM, before it kills)
-    force_flags = ("-f",)
+    force_flags = ("-f", "-v")
 
     def force_remove(self, name):
         proc = self._cli("rm", *self.force_flags, name)
@@ -74,7 +74,7 @@ class CliEngine(base.LifecycleDriver):
                                    % (self.name, name, proc.stderr.strip()))
 
     def list_names(self):
-        return self._checked("ps", "-a", "--filter", "label=" + LABEL,
+        return self._checked("ps", "-a", "--filter", "label=" + labels.KEY,
                              "--format", "{{.Names}}").split()
 
     def workload_pid(self, name):
@@ -147,7 +147,7 @@ class DockerRunscCli(RunscCli, DockerCli):
 
 class PodmanCli(CliEngine):
     runtime = None
-    force_flags = ("-f", "-t", "0")
+    force_flags = ("-f", "-v", "-t", "0")
 
     def __init__(self, image, conf):
         super().__init__(image, conf)

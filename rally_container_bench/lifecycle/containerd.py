@@ -11,12 +11,13 @@ import os
 import shutil
 
 from rally_container_bench.drivers import base as drivers_base
+from rally_container_bench.engines import labels
 from rally_container_bench.lifecycle import base
 from rally_container_bench import opts
 
 ROOT = "/var/lib/rcbench-containerd"
 NAMESPACE = "rcbench"
-LABEL = "rcbench-lifecycle=1"
+LABEL = "%s=%s" % (labels.KEY, labels.LIFECYCLE)
 
 
 def socket_path(conf):

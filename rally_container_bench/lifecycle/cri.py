@@ -20,12 +20,12 @@ import json
 import shutil
 import threading
 
+from rally_container_bench.engines import labels
 from rally_container_bench.lifecycle import base
 from rally_container_bench.lifecycle import containerd
 from rally_container_bench.lifecycle import cri_api
 
 POD_NAMESPACE = "rcbench"
-LABEL = "rcbench-lifecycle"
 NODE = 2  # runtime.v1.NamespaceMode.NODE
 TIMEOUT = 120
 
@@ -74,7 +74,7 @@ class CriContainerd(base.LifecycleDriver):
         return pb.PodSandboxConfig(
             metadata=pb.PodSandboxMetadata(name=name, uid=name,
                                            namespace=POD_NAMESPACE),
-            labels={LABEL: "1"},
+            labels=labels.label(labels.LIFECYCLE),
             linux=pb.LinuxPodSandboxConfig(
                 security_context=pb.LinuxSandboxSecurityContext(
                     namespace_options=pb.NamespaceOption(network=NODE))))
@@ -93,7 +93,7 @@ class CriContainerd(base.LifecycleDriver):
                 config=pb.ContainerConfig(
                     metadata=pb.ContainerMetadata(name=name),
                     image=pb.ImageSpec(image=self.image.tag),
-                    labels={LABEL: "1"})))
+                    labels=labels.label(labels.LIFECYCLE))))
         with self._ids_lock:
             self._ids[name] = (pod.pod_sandbox_id, container.container_id)
 
@@ -133,12 +133,17 @@ class CriContainerd(base.LifecycleDriver):
                    pb.RemovePodSandboxRequest(pod_sandbox_id=pod_id))
 
     def _pods(self):
+        """{name: pod id} of ours, by the label and by the older one."""
         pb, runtime, _ = self._api()
-        listed = self._call("ListPodSandbox", runtime.ListPodSandbox,
-                            pb.ListPodSandboxRequest(
-                                filter=pb.PodSandboxFilter(
-                                    label_selector={LABEL: "1"})))
-        return {pod.metadata.name: pod.id for pod in listed.items}
+        pods = {}
+        for selector in [labels.label(labels.LIFECYCLE)] + [
+                {key: "1"} for key in labels.OLD_KEYS]:
+            listed = self._call("ListPodSandbox", runtime.ListPodSandbox,
+                                pb.ListPodSandboxRequest(
+                                    filter=pb.PodSandboxFilter(
+                                        label_selector=selector)))
+            pods.update((pod.metadata.name, pod.id) for pod in listed.items)
+        return pods
 
     def force_remove(self, name):
         pod_id = self._pods().get(name)

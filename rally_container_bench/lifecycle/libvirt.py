@@ -12,39 +12,17 @@ request, gone once destroyed).
 
 import os
 import shutil
-from xml.sax import saxutils
 
 from rally_container_bench.drivers import acceleration
 from rally_container_bench.drivers import base as drivers_base
 from rally_container_bench.drivers import libvirt as libvirt_driver
+from rally_container_bench.engines import labels
+from rally_container_bench.engines import libvirt as libvirt_engine
 from rally_container_bench.images import busybox
 from rally_container_bench.images import guest
 from rally_container_bench.lifecycle import base
-from rally_container_bench import opts
 
-MARK = "rcbench-lifecycle"
-_DOMAIN = """<domain type='{domain_type}'>
-  <name>{name}</name>
-  <description>{mark}</description>
-  <memory unit='MiB'>{memory}</memory>
-  <vcpu>1</vcpu>
-  <os>
-    <type arch='x86_64' machine='pc'>hvm</type>
-    <kernel>{kernel}</kernel>
-    <initrd>{initrd}</initrd>
-    <cmdline>console=ttyS0 quiet panic=-1 rdinit={init}</cmdline>
-  </os>
-  <features><acpi/></features>
-  {cpu}
-  <devices>
-    <serial type='file'><source path='{console}'/><target port='0'/></serial>
-    <memballoon model='none'/>
-  </devices>
-  <seclabel type='static' model='dac' relabel='no'>
-    <label>+0:+0</label>
-  </seclabel>
-</domain>
-"""
+_CMDLINE = "console=ttyS0 quiet panic=-1 rdinit=%s"
 
 
 class LibvirtVm(base.LifecycleDriver):
@@ -57,11 +35,11 @@ class LibvirtVm(base.LifecycleDriver):
             conf.vm_acceleration)
 
     def _virsh(self, *args):
-        return base.checked(["virsh", "-q", "-c", self.conf.libvirt_uri]
-                            + list(args), "virsh " + args[0])
+        return drivers_base.output_of(
+            libvirt_engine.virsh(self.conf, *args), "virsh " + args[0])
 
     def _dir(self, name):
-        return opts.cache_path(self.conf, "instances", name)
+        return libvirt_engine.instance_dir(self.conf, name)
 
     def _kernel(self):
         kernel = guest.GuestImage.in_cache(self.conf.image_cache_dir).kernel
@@ -75,20 +53,15 @@ class LibvirtVm(base.LifecycleDriver):
         self._kernel()
 
     def _xml(self, name):
-        directory = self._dir(name)
-        os.makedirs(directory, exist_ok=True)
-        kvm = self.acceleration == acceleration.KVM
-        quote = saxutils.escape
-        path = os.path.join(directory, "domain.xml")
+        os.makedirs(self._dir(name), exist_ok=True)
+        path = os.path.join(self._dir(name), "domain.xml")
         with open(path, "w") as f:
-            f.write(_DOMAIN.format(
-                domain_type="kvm" if kvm else "qemu", name=quote(name),
-                mark=MARK, memory=int(self.conf.lifecycle_vm_memory_mb),
-                kernel=quote(self._kernel()),
-                initrd=quote(self.image.initramfs),
-                init=busybox.LOOP_SCRIPT,
-                cpu=libvirt_driver.KVM_CPU if kvm else "",
-                console=quote(self.console(name))))
+            f.write(libvirt_engine.domain_xml(
+                labels.LIFECYCLE, name, self.acceleration,
+                memory_mb=self.conf.lifecycle_vm_memory_mb, vcpus=1,
+                kernel=self._kernel(), initrd=self.image.initramfs,
+                cmdline=_CMDLINE % busybox.LOOP_SCRIPT,
+                console=self.console(name)))
         return path
 
     def console(self, name):
@@ -111,22 +84,11 @@ class LibvirtVm(base.LifecycleDriver):
         self._virsh("create", self._xml(name))
 
     def force_remove(self, name):
-        uri = ["virsh", "-q", "-c", self.conf.libvirt_uri]
-        drivers_base.run_cli(uri + ["destroy", name])
-        drivers_base.run_cli(uri + ["undefine", name])
-        if drivers_base.run_cli(uri + ["domstate", name]).returncode == 0:
-            raise base.DriverError("domain %s is still defined" % name)
-        shutil.rmtree(self._dir(name), ignore_errors=True)
+        """In whatever state; also the instance view's domains."""
+        libvirt_engine.discard(self.conf, name)
 
     def list_names(self):
-        found = []
-        for name in self._virsh("list", "--all", "--name").split():
-            proc = drivers_base.run_cli(["virsh", "-q", "-c",
-                                         self.conf.libvirt_uri, "desc",
-                                         name])
-            if proc.stdout.strip() == MARK:
-                found.append(name)
-        return found
+        return libvirt_engine.list_ours(self.conf)
 
     def workload_pid(self, name):
         pid = base.pid_from_file("/run/libvirt/qemu/%s.pid" % name)
@@ -154,7 +116,7 @@ class LibvirtVm(base.LifecycleDriver):
         return dict(super().describe(), runtime="qemu",
                     acceleration=self.acceleration,
                     acceleration_reason=self.why,
-                    engine_version=libvirt_driver.engine_version(
+                    engine_version=libvirt_engine.engine_version(
                         self._virsh("version")),
                     memory_mb=self.conf.lifecycle_vm_memory_mb, vcpus=1)
 

@@ -121,7 +121,8 @@ class NativeServersListenOnLoopbackTestCase(unittest.TestCase):
     """Servers of native network tests are not reachable from elsewhere."""
 
     def endpoint(self, service):
-        return base.host_network_endpoint({}, service)
+        return base.host_network_endpoint(
+            opts.register(), {}, service)
 
     def local_address(self, probe):
         # ss -H -l -t -n: State Recv-Q Send-Q Local:Port Peer:Port

@@ -49,6 +49,7 @@ class DomainXmlTestCase(unittest.TestCase):
         self.assertIn("init=/sbin/rcbench-init", root.findtext("os/cmdline"))
         self.assertEqual("/cache/guest-abc/vmlinuz",
                          root.findtext("os/kernel"))
+        self.assertEqual("rcbench instance", root.findtext("description"))
 
     def test_engine_version_from_virsh(self):
         output = ("Compiled against library: libvirt 9.0.0\n"

@@ -22,7 +22,7 @@ from rally_container_bench.task.scenarios import sysbench_utils
 
 LOG = logging.getLogger(__name__)
 _CONTEXTS = {"rcbench_interrupt@default": {},
-             "rcbench_lifecycle_cleanup@default": {}}
+             "rcbench_local_cleanup@default": {}}
 
 
 class LifecycleScenario(scenario.Scenario):

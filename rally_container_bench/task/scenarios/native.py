@@ -74,7 +74,7 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
             self.run_tests(native.NativeExecutor(), tests,
                            executable, scratch, timeout,
                            endpoint=functools.partial(
-                               base.host_network_endpoint, ports))
+                               base.host_network_endpoint, conf, ports))
 
     def _run_remote(self, tests, executable, workdir, timeout, executor):
         """The same over SSH, in a private directory made and removed there."""

@@ -1,0 +1,107 @@
+"""The one engine registry: names, the views each engine serves, stores.
+
+An engine serves the ``instance`` view (drivers.base.Driver: a Debian
+guest with sshd, for the boot / sysbench / delete scenarios), the
+``lifecycle`` view (lifecycle.base.LifecycleDriver: busybox, for ptcr's
+verbs and the footprint), or both. Engines that keep their instances in
+one store (dockerd for docker and docker-runsc; Podman's storage for its
+three runtimes; libvirtd; /var/lib/lxc) name it, so cleanup asks each
+store once.
+
+Classes are imported on first use: an engine whose client library is
+missing fails only when it is asked for, with its name in the message.
+"""
+
+import collections
+import importlib
+
+from rally_container_bench.drivers import base
+from rally_container_bench.engines import labels
+
+Engine = collections.namedtuple("Engine", "store instance lifecycle")
+
+_D = "rally_container_bench.drivers."
+_L = "rally_container_bench.lifecycle."
+ENGINES = {
+    "docker": Engine("docker", _D + "docker:DockerDriver",
+                     _L + "cli_engines:DockerCli"),
+    "docker-runsc": Engine("docker", _D + "docker_runsc:DockerRunscDriver",
+                           _L + "cli_engines:DockerRunscCli"),
+    "podman-runc": Engine("podman", _D + "podman:PodmanRuncDriver",
+                          _L + "cli_engines:PodmanRuncCli"),
+    "podman-crun": Engine("podman", _D + "podman:PodmanCrunDriver",
+                          _L + "cli_engines:PodmanCrunCli"),
+    "podman-runsc": Engine("podman", _D + "podman:PodmanRunscDriver",
+                           _L + "cli_engines:PodmanRunscCli"),
+    "kvm": Engine("libvirt", _D + "libvirt:LibvirtDriver",
+                  _L + "libvirt:LibvirtVm"),
+    "lxc": Engine("lxc", _D + "lxc:LxcDriver", _L + "lxc:Lxc"),
+    "runc": Engine("runc", None, _L + "oci_runtimes:Runc"),
+    "crun": Engine("crun", None, _L + "oci_runtimes:Crun"),
+    "runsc": Engine("runsc", None, _L + "oci_runtimes:Runsc"),
+    "containerd": Engine("containerd", None, _L + "containerd:Containerd"),
+    "cri-containerd": Engine("cri", None, _L + "cri:CriContainerd"),
+}
+# Not packaged for Debian: named in errors so users know why.
+UNAVAILABLE = {"isulad": "iSulad is not packaged for Debian",
+               "kata": "kata-containers is not packaged for Debian"}
+INSTANCE, LIFECYCLE = labels.INSTANCE, labels.LIFECYCLE
+_WHAT = {INSTANCE: "driver", LIFECYCLE: "runtime"}
+
+
+class UnknownEngine(base.DriverError):
+    """No engine of that name serves that view."""
+
+
+def names(view):
+    """Sorted names of the engines that serve ``view``."""
+    return tuple(sorted(name for name, engine in ENGINES.items()
+                        if getattr(engine, view)))
+
+
+def view_class(view, name):
+    """The class of engine ``name`` for ``view``."""
+    path = getattr(ENGINES.get(name), view, None) if view in _WHAT else None
+    if path is None:
+        if name in UNAVAILABLE:
+            raise UnknownEngine(
+                "%s %r: %s; the driver protocol is open for it (README: "
+                "adding an engine)" % (_WHAT[view], name, UNAVAILABLE[name]))
+        raise UnknownEngine("unknown %s %r; known: %s"
+                            % (_WHAT.get(view, view), name,
+                               ", ".join(names(view))))
+    module_name, class_name = path.split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def stores():
+    """{store: the engine whose lifecycle view lists and cleans it}.
+
+    Every store has a lifecycle view; it lists both views' instances
+    (labels.KEY and the older marks) and removes one in whatever state.
+    """
+    found = {}
+    for name in sorted(ENGINES):
+        found.setdefault(ENGINES[name].store, name)
+    return found
+
+
+def leftovers(conf, matches, on_error=None):
+    """[(cleaner, name)] of this package's instances where matches(name).
+
+    The one cleanup path (the Rally cleanup context, ``rcbench
+    cleanup``): each store is asked once; one that does not answer
+    (daemon down, client missing) is skipped and on_error(store,
+    exception) hears of it. ``cleaner.force_remove(name)`` deletes.
+    """
+    found = []
+    for store, name in sorted(stores().items()):
+        try:
+            cleaner = view_class(LIFECYCLE, name)(None, conf)
+            listed = cleaner.list_names()
+        except Exception as e:
+            if on_error is not None:
+                on_error(store, e)
+            continue
+        found += [(cleaner, n) for n in sorted(set(listed)) if matches(n)]
+    return found

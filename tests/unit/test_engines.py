@@ -1,0 +1,150 @@
+"""The one engine registry, the one label scheme, the shared templates.
+
+The cleanup path itself runs against the real engines in
+tests/functional/test_one_cleanup_path.py.
+"""
+
+import os
+import tempfile
+import unittest
+from unittest import mock
+from xml.etree import ElementTree
+
+from rally_container_bench.drivers import base
+from rally_container_bench.drivers import registry
+from rally_container_bench.engines import catalog
+from rally_container_bench.engines import labels
+from rally_container_bench.engines import libvirt as libvirt_engine
+from rally_container_bench.engines import lxc as lxc_engine
+from rally_container_bench.images import busybox
+from rally_container_bench.lifecycle import libvirt as lifecycle_libvirt
+from rally_container_bench.lifecycle import registry as lifecycle_registry
+from tests.unit.test_drivers_pure import conf
+
+
+class CatalogTestCase(unittest.TestCase):
+
+    def test_each_view_class_is_named_as_its_engine(self):
+        for view in catalog.INSTANCE, catalog.LIFECYCLE:
+            for name in catalog.names(view):
+                self.assertEqual(name, catalog.view_class(view, name).name)
+
+    def test_the_registries_are_views_of_the_catalog(self):
+        self.assertEqual(catalog.names("instance"), registry.NAMES)
+        self.assertEqual(catalog.names("lifecycle"), lifecycle_registry.NAMES)
+        self.assertLess(set(registry.NAMES), set(lifecycle_registry.NAMES))
+
+    def test_every_store_is_cleaned_through_a_lifecycle_view(self):
+        stores = catalog.stores()
+        self.assertEqual({"docker", "podman", "libvirt", "lxc", "runc",
+                          "crun", "runsc", "containerd", "cri"}, set(stores))
+        for store, name in stores.items():
+            self.assertEqual(store, catalog.ENGINES[name].store)
+            cls = catalog.view_class(catalog.LIFECYCLE, name)
+            self.assertTrue(callable(cls.force_remove))
+
+    def test_unknown_and_unavailable_engines_say_why(self):
+        with self.assertRaisesRegex(base.DriverError, "unknown runtime "
+                                    "'vmware'; known: containerd, "):
+            catalog.view_class(catalog.LIFECYCLE, "vmware")
+        with self.assertRaisesRegex(base.DriverError, "unknown driver "
+                                    "'runc'; known: docker, "):
+            catalog.view_class(catalog.INSTANCE, "runc")
+        with self.assertRaisesRegex(base.DriverError, "not packaged"):
+            catalog.view_class(catalog.LIFECYCLE, "kata")
+
+    def test_a_store_that_does_not_answer_is_skipped_and_named(self):
+        class Answers(object):
+            name = "stand-in"
+
+            def __init__(self, image, conf):
+                pass
+
+            def list_names(self):
+                return ["s_rally_a", "other", "s_rally_a"]
+
+        class Fails(Answers):
+            def list_names(self):
+                raise base.DriverError("daemon down")
+
+        # Stand-ins for two stores' cleaners: which one answers is the
+        # point here, not the engines (real ones: the functional test).
+        classes = {"docker": Answers, "podman-crun": Fails}
+        unreachable = []
+        with mock.patch.object(catalog, "stores",
+                               return_value={"docker": "docker",
+                                             "podman": "podman-crun"}), \
+                mock.patch.object(catalog, "view_class",
+                                  lambda view, name: classes[name]):
+            found = catalog.leftovers(
+                conf(), lambda n: n.startswith("s_rally"),
+                on_error=lambda store, e: unreachable.append(store))
+        self.assertEqual(["s_rally_a"], [name for _, name in found])
+        self.assertEqual(["podman"], unreachable)
+
+
+class LabelsTestCase(unittest.TestCase):
+
+    def test_one_key_the_view_as_value(self):
+        self.assertEqual({"rcbench": "instance"}, labels.label("instance"))
+        self.assertEqual(["--label", "rcbench=lifecycle"],
+                         labels.label_args("lifecycle"))
+        with self.assertRaisesRegex(ValueError, "no view 'guest'"):
+            labels.label("guest")
+
+    def test_lxc_headers_of_this_and_older_versions_are_ours(self):
+        for line in (labels.lxc_header("instance", "s_rally_x"),
+                     labels.lxc_header("lifecycle", "s_rally_x"),
+                     "# rally-container-bench instance s_rally_x",
+                     "# rally-container-bench lifecycle instance"):
+            self.assertTrue(labels.is_lxc_header(line), line)
+        self.assertFalse(labels.is_lxc_header("lxc.uts.name = web"))
+
+    def test_libvirt_descriptions_of_this_and_older_versions(self):
+        for text in ("rcbench instance", "rcbench lifecycle\n",
+                     "rcbench-lifecycle"):
+            self.assertTrue(labels.is_libvirt_description(text), text)
+        self.assertFalse(labels.is_libvirt_description("web server"))
+        self.assertFalse(labels.is_libvirt_description(""))
+
+
+class SharedTemplatesTestCase(unittest.TestCase):
+
+    def test_lxc_config_of_each_view(self):
+        with tempfile.TemporaryDirectory() as root, \
+                mock.patch.object(lxc_engine, "LXC_PATH", root):
+            lxc_engine.write_config("a", "instance", "/img", "/up/a",
+                                    init="/sbin/rcbench-init",
+                                    network="none", hostname="g", ptys=16,
+                                    environment=["RCBENCH_SSH_PORT=4022"])
+            lxc_engine.write_config("b", "lifecycle", "/img", "/up/b",
+                                    init="/loop", network="empty",
+                                    hostname="rcbench", ptys=4)
+            os.makedirs(os.path.join(root, "someone-elses"))
+            with open(os.path.join(root, "someone-elses", "config"),
+                      "w") as f:
+                f.write("lxc.uts.name = web\n")
+            self.assertEqual(["a", "b"], lxc_engine.list_ours())
+            with open(os.path.join(root, "a", "config")) as f:
+                a = f.read()
+        self.assertIn("lxc.rootfs.path = overlay:/img:/up/a\n", a)
+        self.assertIn("lxc.net.0.type = none\n", a)
+        self.assertIn("lxc.environment = RCBENCH_SSH_PORT=4022\n", a)
+        self.assertIn("lxc.pty.max = 16\n", a)
+
+    def test_lifecycle_domain_is_marked_and_diskless(self):
+        vm = lifecycle_libvirt.LibvirtVm(
+            busybox.BusyboxImage("/cache/busybox-x", "x"),
+            conf(vm_acceleration="tcg"))
+        with tempfile.TemporaryDirectory() as cache, \
+                mock.patch.object(vm, "_kernel", return_value="/k"), \
+                mock.patch.object(libvirt_engine, "instance_dir",
+                                  lambda c, n: os.path.join(cache, n)):
+            with open(vm._xml("s_rally_v")) as f:
+                root = ElementTree.fromstring(f.read())
+        self.assertEqual("rcbench lifecycle", root.findtext("description"))
+        self.assertEqual("qemu", root.get("type"))
+        self.assertIsNone(root.find("devices/disk"))
+        self.assertIn("rdinit=" + busybox.LOOP_SCRIPT,
+                      root.findtext("os/cmdline"))
+        self.assertEqual("1", root.findtext("vcpu"))
