@@ -6,7 +6,6 @@ Cleanup is engines.catalog.leftovers, for both views.
 import os
 import threading
 
-from rally_container_bench.drivers import base
 from rally_container_bench.engines import catalog
 from rally_container_bench.images import guest
 
@@ -21,11 +20,8 @@ def driver_class(name):
 
 
 def guest_image(conf):
-    image = guest.GuestImage.in_cache(conf.image_cache_dir)
-    if not image.is_built():
-        raise base.DriverError("the guest image is not built in %s: run "
-                               "'rcbench images build'" % image.dir)
-    return image
+    return catalog.built(guest.GuestImage.in_cache(conf.image_cache_dir),
+                         "guest")
 
 
 def prepared_driver(name, conf, tuning=None):

@@ -74,6 +74,14 @@ def view_class(view, name):
     return getattr(importlib.import_module(module_name), class_name)
 
 
+def built(image, what):
+    """image, or DriverError when ``rcbench images build`` has not made it."""
+    if not image.is_built():
+        raise base.DriverError("the %s image is not built in %s: run "
+                               "'rcbench images build'" % (what, image.dir))
+    return image
+
+
 def stores():
     """{store: the engine whose lifecycle view lists and cleans it}.
 

@@ -58,6 +58,8 @@ class LifecycleDriver(abc.ABC):
     #: False for VMs: the pid the engine reports is the VMM, whose memory
     #: holds the guest (footprint counts all of it as the instance)
     workload_separate = True
+    #: a VM: its guest memory counts against the host's (validators)
+    own_kernel = False
 
     def __init__(self, image, conf):
         self.image = image

@@ -28,6 +28,7 @@ _CMDLINE = "console=ttyS0 quiet panic=-1 rdinit=%s"
 class LibvirtVm(base.LifecycleDriver):
     name = "kvm"
     workload_separate = False
+    own_kernel = True
 
     def __init__(self, image, conf):
         super().__init__(image, conf)

@@ -6,7 +6,6 @@ Cleanup is engines.catalog.leftovers, for both views.
 from rally_container_bench.drivers import registry as drivers_registry
 from rally_container_bench.engines import catalog
 from rally_container_bench.images import busybox
-from rally_container_bench.lifecycle import base
 
 NAMES = catalog.names(catalog.LIFECYCLE)
 UNAVAILABLE = catalog.UNAVAILABLE
@@ -17,11 +16,8 @@ def driver_class(name):
 
 
 def image(conf):
-    found = busybox.BusyboxImage.in_cache(conf.image_cache_dir)
-    if not found.is_built():
-        raise base.DriverError("the busybox image is not built in %s: run "
-                               "'rcbench images build'" % found.dir)
-    return found
+    return catalog.built(
+        busybox.BusyboxImage.in_cache(conf.image_cache_dir), "busybox")
 
 
 def prepared_driver(name, conf):

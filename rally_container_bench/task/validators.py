@@ -255,7 +255,10 @@ class HostCapacityValidator(validation.Validator):
             return
         concurrency = _concurrency(config)
         conf = opts.register()
-        if self.driver_param and _arg(config, self.driver_param) == "kvm":
+        driver = _arg(config, self.driver_param) if self.driver_param \
+            else None
+        if driver in registry.NAMES and \
+                registry.driver_class(driver).own_kernel:
             self._check_memory(concurrency, conf)
         if self.workdir_param:
             self._check_disk(concurrency, config, conf)
@@ -521,7 +524,7 @@ class LifecycleReadyValidator(validation.Validator):
             driver = lifecycle.driver_class(name)
         except base.DriverError as e:
             self.fail(str(e))
-        if name == "kvm":
+        if driver.own_kernel:
             self._check_memory(config, conf)
         # Everything to fix at once: the image and the runtime.
         problems = []
