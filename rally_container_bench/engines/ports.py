@@ -36,7 +36,10 @@ def lease_dir(conf):
     directory = os.path.join(conf.daemon_state_dir, "ports")
     try:
         os.makedirs(directory, exist_ok=True)
+        writable = os.access(directory, os.W_OK)
     except PermissionError:
+        writable = False
+    if not writable:
         directory = os.path.join(tempfile.gettempdir(),
                                  "rcbench-ports-%d" % os.getuid())
         os.makedirs(directory, exist_ok=True)

@@ -7,6 +7,7 @@ import tempfile
 import time
 import types
 import unittest
+from unittest import mock
 
 from rally_container_bench.engines import ports
 
@@ -75,3 +76,13 @@ class LeaseTestCase(unittest.TestCase):
         os.utime(os.path.join(ports.lease_dir(conf), "40200"), (old, old))
         ports.prune(conf)
         self.assertEqual(["40201"], os.listdir(ports.lease_dir(conf)))
+
+    def test_a_state_dir_this_user_cannot_write_falls_back_to_tmp(self):
+        read_only = os.path.join(self.dir, "ro")
+        os.makedirs(os.path.join(read_only, "ports"))
+        os.chmod(os.path.join(read_only, "ports"), 0o555)
+        self.addCleanup(os.chmod, os.path.join(read_only, "ports"), 0o755)
+        with mock.patch.object(os, "access", return_value=False):
+            directory = ports.lease_dir(_conf(read_only))
+        self.assertTrue(directory.startswith(tempfile.gettempdir()))
+        self.assertIn("rcbench-ports-%d" % os.getuid(), directory)

@@ -14,6 +14,7 @@ from rally.task import engine
 from rally.task import scenario
 from rally.task import task_cfg
 
+from rally_container_bench.task import lifecycle_validators
 from rally_container_bench.task import validators
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -70,7 +71,7 @@ class TaskFilesTestCase(unittest.TestCase):
                                "validate", return_value=None), \
                 mock.patch.object(validators.EngineReadyValidator,
                                   "validate", return_value=None), \
-                mock.patch.object(validators.LifecycleReadyValidator,
+                mock.patch.object(lifecycle_validators.LifecycleReadyValidator,
                                   "validate", return_value=None), \
                 mock.patch.object(validators.registry, "guest_image"):
             eng.validate(only_syntax=True)

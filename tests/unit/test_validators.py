@@ -12,6 +12,7 @@ from rally import plugins as rally_plugins
 from rally.task import scenario
 
 from rally_container_bench import opts
+from rally_container_bench.task import cloud_validators
 from rally_container_bench.task import validators
 
 NAME = "NativeHost.sysbench"
@@ -280,13 +281,13 @@ class NovaQuotaShortfallTestCase(unittest.TestCase):
         limits = {"maxTotalInstances": 10, "totalInstancesUsed": 0,
                   "maxTotalCores": 20, "totalCoresUsed": 2}
         self.assertEqual([("cores", 20, 2, 32), ("instances", 10, 0, 16)],
-                         validators.quota_shortfalls(
+                         cloud_validators.quota_shortfalls(
                              limits, {"instances": 16, "cores": 32}))
-        self.assertEqual([], validators.quota_shortfalls(
+        self.assertEqual([], cloud_validators.quota_shortfalls(
             limits, {"instances": 8, "cores": 16}))
 
     def test_unlimited_is_never_short(self):
-        self.assertEqual([], validators.quota_shortfalls(
+        self.assertEqual([], cloud_validators.quota_shortfalls(
             {"maxTotalInstances": -1, "totalInstancesUsed": 50},
             {"instances": 32}))
 
@@ -294,8 +295,8 @@ class NovaQuotaShortfallTestCase(unittest.TestCase):
         config = {"contexts": {"users": {}, "quotas": {
             "nova": {"instances": -1}}}}
         self.assertEqual({"instances": -1},
-                         validators._raised_quotas(config, "nova"))
-        self.assertEqual({}, validators._raised_quotas({}, "nova"))
+                         cloud_validators._raised_quotas(config, "nova"))
+        self.assertEqual({}, cloud_validators._raised_quotas({}, "nova"))
 
 
 class _Hypervisor(object):
