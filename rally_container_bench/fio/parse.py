@@ -74,5 +74,5 @@ def _direction_metrics(direction, stats):
         if key in percentiles:
             values[name] = percentiles[key] / 1e6
     return {"%s_%s" % (direction, name):
-            Metric(round(float(value), 4), METRICS[name][0])
+            metrics.measured(METRICS, name, round(float(value), 4))
             for name, value in values.items()}

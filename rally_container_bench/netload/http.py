@@ -132,14 +132,16 @@ def parse(text, version=""):
     if not rate or len(percentiles) != 4:
         raise metrics.ParseError("no Requests/sec and latency distribution "
                                  "(wrk --latency) in the output", text)
-    found = {"requests_per_s": metrics.Metric(float(rate.group(1)), "req/s")}
+    found = {"requests_per_s": metrics.measured(
+        METRICS, "requests_per_s", float(rate.group(1)))}
     for percentile, value, unit in percentiles:
-        found["latency_p%s_ms" % percentile] = metrics.Metric(
-            float(value) * _UNITS_MS[unit], "ms")
+        name = "latency_p%s_ms" % percentile
+        found[name] = metrics.measured(METRICS, name,
+                                       float(value) * _UNITS_MS[unit])
     errors = sum(int(n) for n in (_SOCKET_RE.findall(text) or [()])[0])
     non_2xx = _NON_2XX_RE.search(text)
     errors += int(non_2xx.group(1)) if non_2xx else 0
-    found["errors"] = metrics.Metric(float(errors), "count")
+    found["errors"] = metrics.measured(METRICS, "errors", float(errors))
     return Result(version=version, metrics=found)
 
 

@@ -103,14 +103,14 @@ def parse(text):
     received = end.get("sum_received") or {}
     if "bits_per_second" not in received:
         raise metrics.ParseError("no end.sum_received in the output", text)
-    found = {"throughput_gbit_s": metrics.Metric(
-        received["bits_per_second"] / 1e9, "Gbit/s")}
+    found = {"throughput_gbit_s": metrics.measured(
+        METRICS, "throughput_gbit_s", received["bits_per_second"] / 1e9)}
     # Only the sender knows its retransmits (Linux TCP_INFO): in reverse
     # mode iperf3 3.x reports the server's.
     sent = end.get("sum_sent") or {}
     if "retransmits" in sent:
-        found["retransmits"] = metrics.Metric(float(sent["retransmits"]),
-                                              "count")
+        found["retransmits"] = metrics.measured(
+            METRICS, "retransmits", float(sent["retransmits"]))
     version = (document.get("start") or {}).get("version", "")
     return Result(version=version.replace("iperf ", ""), metrics=found)
 

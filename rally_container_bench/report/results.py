@@ -4,15 +4,18 @@ Pure: reads the JSON that ``rally task report --json`` and
 ``rally task export --type json`` write (tasks[].subtasks[].workloads[]),
 knows no engine. Every iteration gives samples ``(metric, unit, value)``
 under its platform and concurrency: the duration of each phase (top-level
-atomic action; a child is "<parent>/<child>"), "build+network", every
-row of the iteration's workload tables ("sysbench <label>", "fio
-<label>", "iperf3 <label>", "http <label>"), and every row of its
-"footprint" table (memory, lower is better).
+atomic action; a child is "<parent>/<child>"), "build+network", and every
+record of its "metric records" table (metrics.Record: workloads and the
+footprint, each with its unit and direction as the parser gave them).
+Results written before the records are read from the "name (unit)" rows
+of the workload tables ("sysbench <label>", "fio <label>", ...) and the
+"footprint" table instead.
 """
 
 import collections
 
 from rally_container_bench.fio import parse as fio_parse
+from rally_container_bench import metrics
 from rally_container_bench.netload import http
 from rally_container_bench.netload import iperf3
 from rally_container_bench.report import overlap
@@ -232,6 +235,20 @@ def _iteration_values(iteration):
         # The guest's own boot time, read inside at its first login.
         if row.get("boot_s") not in (None, ""):
             yield "guest_boot", "s", False, float(row["boot_s"])
+    for table in iteration.get("output", {}).get("complete", []):
+        if table.get("title") == metrics.RECORDS_TITLE:
+            for record in metrics.records_from(table):
+                yield (record.metric, record.unit, record.higher_is_better,
+                       record.value)
+            return
+    yield from _values_of_stats_tables(iteration)
+
+
+def _values_of_stats_tables(iteration):
+    """Results written before the records: "name (unit)" rows.
+
+    The direction comes from the tool's parser.
+    """
     for table in iteration.get("output", {}).get("additive", []):
         title = table.get("title", "")
         if title == FOOTPRINT_TITLE:

@@ -120,7 +120,7 @@ def parse(text):
     if "total_time_s" not in values:
         raise ParseError("no 'total time' in the sysbench %s output (did the "
                          "run fail?)" % test, text)
-    metrics = {name: Metric(value, unit(name))
+    metrics = {name: Metric(value, unit(name), higher_is_better(name))
                for name, value in values.items()}
     return Result(version=version, test=test, threads=_threads(text),
                   mode=_mode(text, test), metrics=metrics)

@@ -16,6 +16,7 @@ from rally_container_bench import abort
 from rally_container_bench.drivers import native
 from rally_container_bench.lifecycle import footprint
 from rally_container_bench.lifecycle import registry
+from rally_container_bench import metrics
 from rally_container_bench import opts
 from rally_container_bench.report import results
 from rally_container_bench.task.scenarios import sysbench_utils
@@ -177,17 +178,21 @@ class Footprint(LifecycleScenario):
                  for name in names]
         mean = lambda values: sum(values) / len(values)  # noqa: E731
         daemon = float(footprint.of_daemons(daemons))
-        rows = [["instance@%d (KiB)" % n,
-                 mean([f.instance_kib for f in found])],
-                ["overhead@%d (KiB)" % n,
-                 mean([f.overhead_kib for f in found])],
-                ["daemon@%d (KiB)" % n, daemon],
-                ["daemon_share@%d (KiB)" % n, daemon / n],
-                ["host_drop@%d (KiB)" % n, (
-                    available_before - footprint.mem_available_kib()) / n]]
+        values = {
+            "instance": mean([f.instance_kib for f in found]),
+            "overhead": mean([f.overhead_kib for f in found]),
+            "daemon": daemon,
+            "daemon_share": daemon / n,
+            "host_drop": (available_before
+                          - footprint.mem_available_kib()) / n}
+        records = [metrics.Record(
+            "%s.%s@%d" % (results.FOOTPRINT_TITLE, name, n), value, "KiB",
+            False, {"instances": n, "runtime": driver.name})
+            for name, value in values.items()]
         self.add_output(additive={
             "title": results.FOOTPRINT_TITLE, "chart_plugin": "StackedArea",
             "description": "PSS in KiB with %d instances running; "
                            "overhead processes of the first: %s"
                            % (n, ", ".join(found[0].processes) or "none"),
-            "data": rows})
+            "data": metrics.stats_rows(records)})
+        self.add_output(complete=metrics.records_table(records))

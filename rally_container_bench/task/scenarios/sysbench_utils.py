@@ -14,6 +14,7 @@ from rally.task import atomic
 from rally_container_bench import barrier
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import native
+from rally_container_bench import metrics
 from rally_container_bench import opts
 from rally_container_bench.report import overlap
 from rally_container_bench import validity
@@ -121,7 +122,7 @@ class SysbenchScenarioMixin(StartBarrierMixin):
                 "each test starts when the instance's wave of %d is ready "
                 "(timeout %g s)" % (sync.concurrency, sync.timeout))
         self.add_environment(environment)
-        failures, checks = [], []
+        failures, checks, records = [], [], []
         clocked = executor.kind != "native" and not getattr(
             executor, "replays", False)
         for point, spec in enumerate(specs):
@@ -142,11 +143,16 @@ class SysbenchScenarioMixin(StartBarrierMixin):
                             "%s %s" % (tool, spec.label), e.raw))
                     continue
             self._record_inside(run, executor.kind == "native", before)
+            found = metrics.records_of(tool, spec.label, run.result.metrics)
+            records += found
             self.add_output(additive=_metrics_table(
-                tool, run, versions[tool], getattr(spec, "threads", None)))
+                tool, run, found, versions[tool],
+                getattr(spec, "threads", None)))
         if sync is not None:
             # and none deletes its instance while others still test
             self._at_start_barrier(len(specs), "(end of the tests)")
+        if records:
+            self.add_output(complete=metrics.records_table(records))
         if checks:
             self.add_output(complete=_validity_table(checks))
         if failures:
@@ -282,16 +288,14 @@ def _raw_output(label, raw):
             "chart_plugin": "TextArea", "data": lines}
 
 
-def _metrics_table(tool, run, version, threads=None):
-    names = sorted(run.result.metrics)
+def _metrics_table(tool, run, records, version, threads=None):
     how = ", %d thread(s)" % threads if threads else ""
     return {
         "title": "%s %s" % (tool, run.spec.label),
         "description": "%s %s%s: %s" % (SERVER_OF.get(tool, tool), version,
                                         how, run.command),
         "chart_plugin": "StatsTable",
-        "data": [["%s (%s)" % (name, run.result.metrics[name].unit),
-                  run.result.metrics[name].value] for name in names],
+        "data": metrics.stats_rows(records),
     }
 
 
