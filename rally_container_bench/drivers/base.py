@@ -58,6 +58,8 @@ class Executor(abc.ABC):
 
     #: Where commands run, for result metadata: "native", "docker", ...
     kind = None
+    #: commands run on the host itself (no guest clock to check)
+    on_host = False
 
     @abc.abstractmethod
     def run(self, argv, timeout, cwd=None):

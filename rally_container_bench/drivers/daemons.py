@@ -14,8 +14,8 @@ import subprocess
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemon_process
-from rally_container_bench.drivers import gvisor
 from rally_container_bench.drivers import podman
+from rally_container_bench.engines import runtimes
 from rally_container_bench.images import busybox
 from rally_container_bench.lifecycle import containerd
 from rally_container_bench.lifecycle import registry as lifecycle_registry
@@ -40,7 +40,7 @@ def _dockerd_config(conf):
 
 
 def _write_dockerd_config(conf, host_config="/etc/docker/daemon.json"):
-    """The host's daemon.json plus gVisor's runtime (where installed)."""
+    """The host's daemon.json plus our runtimes (engines.runtimes)."""
     def write():
         try:
             with open(host_config) as f:
@@ -48,7 +48,7 @@ def _write_dockerd_config(conf, host_config="/etc/docker/daemon.json"):
         except FileNotFoundError:
             text = None
         try:
-            config = gvisor.dockerd_config(conf, text)
+            config = runtimes.dockerd_config(conf, text)
         except ValueError as e:
             raise base.DriverError(
                 "%s is not valid JSON (%s): dockerd would refuse it too; "

@@ -2,10 +2,15 @@
 
 Each container publishes its sshd on 127.0.0.1 only (a port Docker picks),
 so every probe of the network phase stays on loopback. Containers carry
-the label ``rcbench=1`` and the Rally resource name, which cleanup uses.
+the label rcbench=instance (engines.labels) and the Rally resource name,
+which cleanup uses. The OCI runtime is an entry of engines.runtimes:
+runc is dockerd's own; others (runsc) are registered in dockerd's config
+by ``rcbench engines start docker`` with the flags of the configuration,
+and the flags recorded with each result are those dockerd really has.
 """
 
 import contextlib
+import json
 import os
 import shutil
 import threading
@@ -19,6 +24,7 @@ from rally_container_bench.drivers import ssh
 from rally_container_bench.drivers import tuning as tuning_lib
 from rally_container_bench.engines import labels
 from rally_container_bench.engines import ports
+from rally_container_bench.engines import runtimes
 from rally_container_bench.images import guest
 from rally_container_bench import timestamps
 
@@ -125,10 +131,19 @@ def _daemon_reachable(url, what):
                                "%s" % (what, url, e))
 
 
+def registered_flags(info, runtime):
+    """runtime's flags as dockerd registered it (``docker info``), or None."""
+    registered = (info.get("Runtimes") or {}).get(runtime)
+    if registered is None:
+        return None
+    return list(registered.get("runtimeArgs") or [])
+
+
 class DockerDriver(ssh.SshDriver):
     name = "docker"
     #: The OCI runtime dockerd starts containers with (its name there).
-    runtime = "runc"
+    oci = runtimes.RUNTIMES["runc"]
+    runtime = oci.name
 
     def __init__(self, image, conf):
         super().__init__(image, conf)
@@ -254,6 +269,8 @@ class DockerDriver(ssh.SshDriver):
     def check(cls, conf):
         if shutil.which("dockerd") is None:
             return False, "dockerd is not installed (apt: docker.io)"
+        if not cls.oci.docker_builtin and not cls.oci.installed():
+            return False, cls.oci.missing()
         try:
             client = docker.DockerClient(base_url=conf.docker_url, timeout=5)
             version = client.version()["Version"]
@@ -262,21 +279,43 @@ class DockerDriver(ssh.SshDriver):
                            "start docker): %s" % (conf.docker_url, e))
         try:
             client.networks.get(conf.docker_network)
+            flags = registered_flags(client.info(), cls.runtime)
         except docker_errors.NotFound:
             return False, ("docker network %r does not exist (option "
                            "docker_network in [container_bench]; see docker "
                            "network ls)" % conf.docker_network)
         finally:
             client.close()
-        return True, "docker %s at %s" % (version, conf.docker_url)
+        why = "docker %s at %s" % (version, conf.docker_url)
+        if cls.oci.docker_builtin:
+            return True, why
+        if flags is None:
+            return False, cls._unregistered(conf)
+        return True, "%s; %s registered as %s %s" % (
+            why, cls.runtime, cls.runtime, " ".join(flags))
+
+    @classmethod
+    def _unregistered(cls, conf):
+        entry = runtimes.docker_runtimes(conf).get(cls.runtime) or {}
+        return ("dockerd at %s has no runtime named %s: restart it with "
+                "rcbench engines stop docker && rcbench engines start "
+                "docker (which registers it), or add to its daemon.json: "
+                '"runtimes": {"%s": %s}'
+                % (conf.docker_url, cls.runtime, cls.runtime,
+                   json.dumps(entry)))
 
     def describe(self):
         with self._api("version"):
             version = self.client.version()
-        return dict(super().describe(), runtime=self.runtime,
-                    engine_version="docker " + version.get("Version", "?"),
-                    acceleration="none (container)",
-                    cpu_limit=self.conf.container_cpus or "none",
-                    **tuning_facts(self.tuning, "docker network %s, sshd "
-                                   "published on 127.0.0.1"
-                                   % self.conf.docker_network))
+        facts = dict(super().describe(), runtime=self.runtime,
+                     engine_version="docker " + version.get("Version", "?"),
+                     acceleration="none (container)",
+                     cpu_limit=self.conf.container_cpus or "none",
+                     **tuning_facts(self.tuning, "docker network %s, sshd "
+                                    "published on 127.0.0.1"
+                                    % self.conf.docker_network))
+        if self.oci.docker_builtin:
+            return facts
+        with self._api("info"):
+            flags = registered_flags(self.client.info(), self.runtime)
+        return self.oci.instance_facts(facts, flags or [])

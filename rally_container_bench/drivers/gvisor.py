@@ -16,15 +16,9 @@ every result:
   ("cannot run with network enabled in root network namespace").
 """
 
-import json
-import shutil
 import subprocess
 
 RUNTIME = "runsc"
-
-
-def installed():
-    return shutil.which(RUNTIME) is not None
 
 
 def runtime_flags(conf):
@@ -41,28 +35,6 @@ def version():
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.splitlines()[0].strip() if out.strip() else None
-
-
-def docker_runtimes(conf):
-    """dockerd's ``runtimes`` entry that registers runsc with our flags."""
-    return {RUNTIME: {"path": shutil.which(RUNTIME) or "/usr/bin/runsc",
-                      "runtimeArgs": runtime_flags(conf)}}
-
-
-def dockerd_config(conf, host_config_text=None):
-    """dockerd's config: the host's own (if any) plus runsc's runtime.
-
-    Keys given on dockerd's command line by ``rcbench engines start``
-    are left out: dockerd refuses a directive set both ways.
-    """
-    config = json.loads(host_config_text) if host_config_text else {}
-    for key in ("hosts", "pidfile"):
-        config.pop(key, None)
-    if installed():
-        runtimes = dict(config.get("runtimes") or {})
-        runtimes.update(docker_runtimes(conf))
-        config["runtimes"] = runtimes
-    return config
 
 
 def flag_values(flags):

@@ -196,10 +196,8 @@ class LibvirtDriver(ssh.SshDriver):
         return True, "libvirt/QEMU, acceleration %s (%s)" % (accel, why)
 
     def describe(self):
-        return dict(super().describe(), runtime="qemu",
-                    acceleration=self.acceleration,
-                    acceleration_reason=self.why,
-                    engine_version=libvirt_engine.engine_version(
-                        self._checked("version")),
-                    vcpus=self.conf.vm_vcpus, memory_mb=self.conf.vm_memory_mb,
+        return dict(super().describe(),
+                    **libvirt_engine.vm_facts(
+                        self, self._checked("version"), self.conf.vm_vcpus,
+                        self.conf.vm_memory_mb),
                     **(self.tuning or tuning_lib.VmTuning()).describe())

@@ -17,6 +17,7 @@ from rally_container_bench.drivers import base
 
 class NativeExecutor(base.Executor):
     kind = "native"
+    on_host = True
 
     def run(self, argv, timeout, cwd=None):
         started = time.monotonic()

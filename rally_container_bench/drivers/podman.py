@@ -1,4 +1,4 @@
-"""Podman (rootful, daemonless) with the OCI runtime runc or crun.
+"""Podman (rootful, daemonless) with an OCI runtime of engines.runtimes.
 
 Driven through the podman CLI, as operators do. sshd is published on
 127.0.0.1 only. Flags this host needs: cgroupfs (no systemd) and a file
@@ -6,7 +6,8 @@ event log; a containers.conf in the cache keeps the nofile ulimit under
 root's hard limit. crun 1.8 refuses the hybrid cgroup layout, so on such
 hosts every podman command (both runtimes: they share one container store)
 runs in one private mount namespace without the cgroup2 mount
-(``rcbench engines start podman``).
+(``rcbench engines start podman``). Each podman call passes the
+runtime's global flags (``--runtime-flag``).
 """
 
 import json
@@ -18,11 +19,11 @@ import shutil
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemon_process
 from rally_container_bench.drivers import docker as docker_driver
-from rally_container_bench.drivers import gvisor
 from rally_container_bench.drivers import ssh
 from rally_container_bench.drivers import tuning as tuning_lib
 from rally_container_bench.engines import labels
 from rally_container_bench.engines import ports
+from rally_container_bench.engines import runtimes
 from rally_container_bench import opts
 
 _CONTAINERS_CONF = """[containers]
@@ -31,7 +32,9 @@ default_ulimits = ["nofile=20000:20000", "nproc=20000:20000"]
 
 
 class PodmanDriver(ssh.SshDriver):
-    runtime = None
+    name = "podman-runc"
+    oci = runtimes.RUNTIMES["runc"]
+    runtime = oci.binary
 
     def _conf_file(self):
         directory = opts.cache_path(self.conf, "podman")
@@ -66,7 +69,7 @@ class PodmanDriver(ssh.SshDriver):
 
     def runtime_flags(self):
         """podman's global --runtime-flag options for this runtime."""
-        return []
+        return self.oci.flags(self.conf)
 
     def _podman(self, *args, timeout=120):
         argv = ["podman", "--cgroup-manager=cgroupfs",
@@ -177,9 +180,10 @@ class PodmanDriver(ssh.SshDriver):
 
     @classmethod
     def check(cls, conf):
-        for tool in ("podman", cls.runtime):
-            if shutil.which(tool) is None:
-                return False, "%s is not installed (apt: %s)" % (tool, tool)
+        if shutil.which("podman") is None:
+            return False, "podman is not installed (apt: podman)"
+        if not cls.oci.installed():
+            return False, cls.oci.missing()
         holder = cls._namespace_holder(conf)
         if holder is not None and holder.started_pid() is None:
             return False, ("hybrid cgroups: podman needs rcbench engines "
@@ -189,35 +193,14 @@ class PodmanDriver(ssh.SshDriver):
     def describe(self):
         version = self._checked("version", "--format",
                                 "{{.Client.Version}}").strip()
-        return dict(super().describe(), runtime=self.runtime,
-                    engine_version="podman " + version,
-                    acceleration="none (container)",
-                    cpu_limit=self.conf.container_cpus or "none",
-                    **docker_driver.tuning_facts(
-                        self.tuning, "podman's default network, sshd "
-                        "published on 127.0.0.1"))
-
-
-class PodmanRuncDriver(PodmanDriver):
-    name = "podman-runc"
-    runtime = "runc"
-
-
-class PodmanCrunDriver(PodmanDriver):
-    name = "podman-crun"
-    runtime = "crun"
-
-
-class PodmanRunscDriver(PodmanDriver):
-    """gVisor under Podman: each podman call passes runsc's flags."""
-    name = "podman-runsc"
-    runtime = gvisor.RUNTIME
-
-    def runtime_flags(self):
-        return gvisor.runtime_flags(self.conf)
-
-    def describe(self):
-        return gvisor.described(super().describe(), self.runtime_flags())
+        facts = dict(super().describe(), runtime=self.runtime,
+                     engine_version="podman " + version,
+                     acceleration="none (container)",
+                     cpu_limit=self.conf.container_cpus or "none",
+                     **docker_driver.tuning_facts(
+                         self.tuning, "podman's default network, sshd "
+                         "published on 127.0.0.1"))
+        return self.oci.instance_facts(facts, self.runtime_flags())
 
 
 # Podman keeps each container's network namespace as a bind mount under
@@ -233,7 +216,7 @@ _REPAIR_ROUNDS = 50
 
 def remove_ours(conf, report):
     """Before the namespace holder stops: delete our containers with it."""
-    podman = PodmanRuncDriver(None, conf)
+    podman = PodmanDriver(None, conf)
     for container_id in podman._checked(
             "ps", "-a", "-q", "--filter", "label=" + labels.KEY).split():
         podman._checked("rm", "-f", "-v", container_id)
@@ -246,7 +229,7 @@ def remove_orphans(conf, report):
 
     Others' are named with the command that removes them, not touched.
     """
-    podman = PodmanRuncDriver(None, conf)
+    podman = PodmanDriver(None, conf)
     for _ in range(_REPAIR_ROUNDS):
         listing = podman._podman("ps", "-a", "-q")
         if listing.returncode == 0:

@@ -8,40 +8,58 @@ one store (dockerd for docker and docker-runsc; Podman's storage for its
 three runtimes; libvirtd; /var/lib/lxc) name it, so cleanup asks each
 store once.
 
+Engines above an OCI runtime (docker, podman, or none: a bare bundle)
+are made from the entries of engines.runtimes: the engine's class with the
+runtime's entry as its ``oci``.
+
 Classes are imported on first use: an engine whose client library is
 missing fails only when it is asked for, with its name in the message.
 """
 
 import collections
+import functools
 import importlib
 
 from rally_container_bench.drivers import base
 from rally_container_bench.engines import labels
+from rally_container_bench.engines import runtimes
 
-Engine = collections.namedtuple("Engine", "store instance lifecycle")
+#: runtime: the entry of engines.runtimes the engine runs, if any
+Engine = collections.namedtuple("Engine", "store instance lifecycle runtime",
+                                defaults=(None,))
 
 _D = "rally_container_bench.drivers."
 _L = "rally_container_bench.lifecycle."
-ENGINES = {
-    "docker": Engine("docker", _D + "docker:DockerDriver",
-                     _L + "cli_engines:DockerCli"),
-    "docker-runsc": Engine("docker", _D + "docker_runsc:DockerRunscDriver",
-                           _L + "cli_engines:DockerRunscCli"),
-    "podman-runc": Engine("podman", _D + "podman:PodmanRuncDriver",
-                          _L + "cli_engines:PodmanRuncCli"),
-    "podman-crun": Engine("podman", _D + "podman:PodmanCrunDriver",
-                          _L + "cli_engines:PodmanCrunCli"),
-    "podman-runsc": Engine("podman", _D + "podman:PodmanRunscDriver",
-                           _L + "cli_engines:PodmanRunscCli"),
+#: How each engine above an OCI runtime is driven; the runtime's entry
+#: fills in the rest (binary, flags, facts). A bare runtime keeps its own
+#: state root, so it is a store of its own.
+_RUNTIME_HOSTS = {
+    runtimes.DOCKER: Engine("docker", _D + "docker:DockerDriver",
+                            _L + "cli_engines:DockerCli"),
+    runtimes.PODMAN: Engine("podman", _D + "podman:PodmanDriver",
+                            _L + "cli_engines:PodmanCli"),
+    runtimes.BARE: Engine(None, None, _L + "oci_runtimes:OciRuntime"),
+}
+_FIXED = {
     "kvm": Engine("libvirt", _D + "libvirt:LibvirtDriver",
                   _L + "libvirt:LibvirtVm"),
     "lxc": Engine("lxc", _D + "lxc:LxcDriver", _L + "lxc:Lxc"),
-    "runc": Engine("runc", None, _L + "oci_runtimes:Runc"),
-    "crun": Engine("crun", None, _L + "oci_runtimes:Crun"),
-    "runsc": Engine("runsc", None, _L + "oci_runtimes:Runsc"),
     "containerd": Engine("containerd", None, _L + "containerd:Containerd"),
     "cri-containerd": Engine("cri", None, _L + "cri:CriContainerd"),
 }
+
+
+def engines():
+    """{name: Engine}: the fixed engines and those of engines.runtimes."""
+    found = dict(_FIXED)
+    for name, host, runtime in runtimes.offered():
+        made = _RUNTIME_HOSTS[host]
+        found[name] = made._replace(store=made.store or name,
+                                    runtime=runtime)
+    return found
+
+
+ENGINES = engines()
 # Not packaged for Debian: named in errors so users know why.
 UNAVAILABLE = {"isulad": "iSulad is not packaged for Debian",
                "kata": "kata-containers is not packaged for Debian"}
@@ -70,8 +88,20 @@ def view_class(view, name):
         raise UnknownEngine("unknown %s %r; known: %s"
                             % (_WHAT.get(view, view), name,
                                ", ".join(names(view))))
+    return _loaded(path, name, ENGINES[name].runtime)
+
+
+@functools.lru_cache(maxsize=None)
+def _loaded(path, name, runtime):
     module_name, class_name = path.split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    cls = getattr(importlib.import_module(module_name), class_name)
+    if runtime is None:
+        return cls
+    oci = runtimes.RUNTIMES[runtime]
+    # The engine's class with this runtime: what task files call ``name``.
+    return type("%s_%s" % (class_name, name.replace("-", "_")), (cls,),
+                {"name": name, "oci": oci, "runtime": oci.binary,
+                 "__module__": cls.__module__})
 
 
 def built(image, what):

@@ -104,3 +104,11 @@ def engine_version(virsh_version):
     parts = [found[key].strip() for key in ("Running hypervisor",
                                             "Using library") if key in found]
     return ", ".join(parts) or "libvirt"
+
+
+def vm_facts(view, virsh_version, vcpus, memory_mb):
+    """The facts both views record of a VM: QEMU, its acceleration, size."""
+    return {"runtime": "qemu", "acceleration": view.acceleration,
+            "acceleration_reason": view.why,
+            "engine_version": engine_version(virsh_version),
+            "vcpus": vcpus, "memory_mb": memory_mb}

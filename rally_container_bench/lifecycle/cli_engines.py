@@ -2,9 +2,9 @@
 
 Instances carry the label rcbench=lifecycle (engines.labels); cleanup lists
 by the key, so the instance view's containers go too.
-Docker and Podman run runc, crun or runsc (``--runtime``); Podman, on
-hybrid-cgroup hosts, inside the mount namespace ``rcbench engines start
-podman`` holds.
+Docker and Podman run an OCI runtime of engines.runtimes (``--runtime``);
+Podman, on hybrid-cgroup hosts, inside the mount namespace ``rcbench
+engines start podman`` holds.
 """
 
 import json
@@ -13,10 +13,9 @@ import shutil
 
 from rally_container_bench.drivers import base as drivers_base
 from rally_container_bench.drivers import docker as docker_driver
-from rally_container_bench.drivers import docker_runsc
-from rally_container_bench.drivers import gvisor
-from rally_container_bench.drivers import podman as podman_driver
+from rally_container_bench.engines import catalog
 from rally_container_bench.engines import labels
+from rally_container_bench.engines import runtimes
 from rally_container_bench.lifecycle import base
 
 
@@ -82,10 +81,36 @@ class CliEngine(base.LifecycleDriver):
                                  name).strip())
 
 
-class DockerCli(CliEngine):
+class RuntimeCli(CliEngine):
+    """An engine's CLI with one OCI runtime of engines.runtimes."""
+    oci = runtimes.RUNTIMES["runc"]
+    runtime = oci.binary
+
+    def __init__(self, image, conf):
+        super().__init__(image, conf)
+        # a sandbox's memory is all the instance's, as a VM's
+        self.workload_separate = not self.oci.sandbox
+
+    @classmethod
+    def instance_driver(cls):
+        """The instance view of the same engine (its checks, its flags)."""
+        return catalog.view_class(catalog.INSTANCE, cls.name)
+
+    def registered_flags(self):
+        """The runtime's flags as the engine runs it."""
+        raise NotImplementedError
+
+    def describe(self):
+        return dict(super().describe(), runtime=self.runtime,
+                    **self.oci.facts(self.registered_flags()))
+
+    @classmethod
+    def check(cls, conf):
+        return cls.instance_driver().check(conf)
+
+
+class DockerCli(RuntimeCli):
     name = "docker"
-    runtime = "runc"
-    instance_driver = docker_driver.DockerDriver
 
     def runtime_args(self):
         return ["--runtime", self.runtime]
@@ -102,11 +127,17 @@ class DockerCli(CliEngine):
             "/var/run/docker/containerd/containerd.pid")]
         return [pid for pid in pids if pid]
 
+    def registered_flags(self):
+        if self.oci.docker_builtin:
+            return []
+        info = self._checked("info", "--format", "{{json .Runtimes}}")
+        return docker_driver.registered_flags(
+            {"Runtimes": json.loads(info)}, self.runtime) or []
+
     def describe(self):
         version = self._checked("version", "--format",
                                 "{{.Server.Version}}").strip()
-        return dict(super().describe(), runtime=self.runtime,
-                    engine_version="docker " + version)
+        return dict(super().describe(), engine_version="docker " + version)
 
     @classmethod
     def check(cls, conf):
@@ -117,71 +148,26 @@ class DockerCli(CliEngine):
         if proc.returncode != 0:
             return False, ("dockerd does not answer at %s (rcbench engines "
                            "start docker)" % conf.docker_url)
-        if cls.runtime != "runc":
-            return cls.instance_driver.check(conf)
-        return True, "docker CLI, runc"
+        if not cls.oci.docker_builtin:
+            return super().check(conf)
+        return True, "docker CLI, %s" % cls.runtime
 
 
-class RunscCli(object):
-    """An engine's runsc runtime: the sandbox is all overhead (as a VM)."""
-    runtime = gvisor.RUNTIME
-    workload_separate = False
-
-    def runsc_flags(self):
-        raise NotImplementedError
-
-    def describe(self):
-        return dict(super().describe(),
-                    **gvisor.facts_of(self.runsc_flags()))
-
-
-class DockerRunscCli(RunscCli, DockerCli):
-    name = "docker-runsc"
-    instance_driver = docker_runsc.DockerRunscDriver
-
-    def runsc_flags(self):
-        info = self._checked("info", "--format", "{{json .Runtimes}}")
-        return docker_runsc.registered_flags(
-            {"Runtimes": json.loads(info)}) or []
-
-
-class PodmanCli(CliEngine):
-    runtime = None
+class PodmanCli(RuntimeCli):
+    name = "podman-runc"
     force_flags = ("-f", "-v", "-t", "0")
 
     def __init__(self, image, conf):
         super().__init__(image, conf)
-        self._podman = self.instance_driver(None, conf)
+        self._podman = self.instance_driver()(None, conf)
 
     def _cli(self, *args, timeout=120):
         return self._podman.command(*args, timeout=timeout)
 
+    def registered_flags(self):
+        return self._podman.runtime_flags()
+
     def describe(self):
         version = self._checked("version", "--format",
                                 "{{.Client.Version}}").strip()
-        return dict(super().describe(), runtime=self.runtime,
-                    engine_version="podman " + version)
-
-    @classmethod
-    def check(cls, conf):
-        return cls.instance_driver.check(conf)
-
-
-class PodmanRuncCli(PodmanCli):
-    name = "podman-runc"
-    runtime = "runc"
-    instance_driver = podman_driver.PodmanRuncDriver
-
-
-class PodmanCrunCli(PodmanCli):
-    name = "podman-crun"
-    runtime = "crun"
-    instance_driver = podman_driver.PodmanCrunDriver
-
-
-class PodmanRunscCli(RunscCli, PodmanCli):
-    name = "podman-runsc"
-    instance_driver = podman_driver.PodmanRunscDriver
-
-    def runsc_flags(self):
-        return self._podman.runtime_flags()
+        return dict(super().describe(), engine_version="podman " + version)

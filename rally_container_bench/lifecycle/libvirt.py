@@ -114,12 +114,9 @@ class LibvirtVm(base.LifecycleDriver):
         return [pid for pid in pids if pid]
 
     def describe(self):
-        return dict(super().describe(), runtime="qemu",
-                    acceleration=self.acceleration,
-                    acceleration_reason=self.why,
-                    engine_version=libvirt_engine.engine_version(
-                        self._virsh("version")),
-                    memory_mb=self.conf.lifecycle_vm_memory_mb, vcpus=1)
+        return dict(super().describe(), **libvirt_engine.vm_facts(
+            self, self._virsh("version"), 1,
+            self.conf.lifecycle_vm_memory_mb))
 
     @classmethod
     def check(cls, conf):

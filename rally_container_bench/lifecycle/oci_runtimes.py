@@ -1,4 +1,4 @@
-"""Plain OCI runtimes, runc, crun and runsc, on a bundle: no engine above them.
+"""Plain OCI runtimes (engines.runtimes) on a bundle: no engine above them.
 
 Each instance is a bundle directory with its config.json; the busybox tree
 is every bundle's read-only root. The runtimes keep their state under a
@@ -12,8 +12,8 @@ import os
 import shutil
 
 from rally_container_bench.drivers import base as drivers_base
-from rally_container_bench.drivers import gvisor
 from rally_container_bench.drivers import podman as podman_driver
+from rally_container_bench.engines import runtimes
 from rally_container_bench.images import busybox
 from rally_container_bench.lifecycle import base
 from rally_container_bench.lifecycle import oci_spec
@@ -21,19 +21,22 @@ from rally_container_bench import opts
 
 
 class OciRuntime(base.LifecycleDriver):
-    binary = None
-    #: needs podman's mount namespace on hybrid-cgroup hosts
-    needs_cgroup_namespace = False
-    #: the runtime's spelling of run --detach, list --quiet, delete --force
-    detach_flag, quiet_flag, force_flag = "-d", "-q", "-f"
+    name = "runc"
+    oci = runtimes.RUNTIMES["runc"]
+
+    def __init__(self, image, conf):
+        super().__init__(image, conf)
+        self.binary = self.oci.binary
+        # a sandbox's memory is all the instance's, as a VM's
+        self.workload_separate = not self.oci.sandbox
 
     def global_flags(self):
-        return []
+        return self.oci.bare_global_flags(self.conf)
 
     def _argv(self, *args):
         argv = [self.binary, "--root", "/run/rcbench-" + self.binary]
         argv += self.global_flags() + list(args)
-        if not self.needs_cgroup_namespace:
+        if not self.oci.needs_cgroup_namespace:
             return argv
         holder = podman_driver.PodmanDriver._namespace_holder(self.conf)
         if holder is None:
@@ -88,12 +91,12 @@ class OciRuntime(base.LifecycleDriver):
 
     def run(self, name):
         bundle = self._write_bundle(name)
-        base.detached(self._argv("run", self.detach_flag, "--bundle", bundle,
-                                 name),
+        base.detached(self._argv("run", self.oci.detach_flag, "--bundle",
+                                 bundle, name),
                       "%s run %s" % (self.binary, name))
 
     def force_remove(self, name):
-        drivers_base.run_cli(self._argv("delete", self.force_flag, name))
+        drivers_base.run_cli(self._argv("delete", self.oci.force_flag, name))
         if self._status(name) is not None:
             raise base.DriverError("%s delete -f %s left it behind"
                                    % (self.binary, name))
@@ -102,7 +105,7 @@ class OciRuntime(base.LifecycleDriver):
     def list_names(self):
         if not os.path.isdir("/run/rcbench-" + self.binary):
             return []  # nothing was ever created here
-        return base.checked(self._argv("list", self.quiet_flag)).split()
+        return base.checked(self._argv("list", self.oci.quiet_flag)).split()
 
     def workload_pid(self, name):
         return int(self._status(name)["pid"])
@@ -110,43 +113,16 @@ class OciRuntime(base.LifecycleDriver):
     def describe(self):
         version = base.checked(self._argv("--version")).splitlines()[0]
         return dict(super().describe(), runtime=self.binary,
-                    engine_version=version)
+                    engine_version=version,
+                    **self.oci.facts(self.global_flags()))
 
     @classmethod
     def check(cls, conf):
-        if shutil.which(cls.binary) is None:
-            return False, "%s is not installed (apt: %s)" % (
-                cls.binary, cls.binary)
-        if cls.needs_cgroup_namespace:
+        if not cls.oci.installed():
+            return False, cls.oci.missing()
+        if cls.oci.needs_cgroup_namespace:
             holder = podman_driver.PodmanDriver._namespace_holder(conf)
             if holder is not None and holder.started_pid() is None:
                 return False, ("hybrid cgroups: %s needs rcbench engines "
-                               "start podman" % cls.binary)
-        return True, "%s on an OCI bundle" % cls.binary
-
-
-class Runc(OciRuntime):
-    name = binary = "runc"
-
-
-class Crun(OciRuntime):
-    name = binary = "crun"
-    needs_cgroup_namespace = True
-
-
-class Runsc(OciRuntime):
-    """gVisor on a bundle, without network (the busybox loop needs none).
-
-    The workload runs inside the sandbox's kernel (the Sentry): as for a
-    VM, all of the sandbox's memory is the instance's overhead.
-    """
-    name = binary = gvisor.RUNTIME
-    detach_flag, quiet_flag, force_flag = "--detach", "--quiet", "--force"
-    workload_separate = False
-
-    def global_flags(self):
-        return ["--platform=" + self.conf.runsc_platform, "--network=none"]
-
-    def describe(self):
-        return dict(super().describe(), **gvisor.facts_of(
-            self.global_flags()))
+                               "start podman" % cls.oci.binary)
+        return True, "%s on an OCI bundle" % cls.oci.binary

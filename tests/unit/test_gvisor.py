@@ -12,8 +12,9 @@ from unittest import mock
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemons
-from rally_container_bench.drivers import docker_runsc
+from rally_container_bench.drivers import docker as docker_driver
 from rally_container_bench.drivers import gvisor
+from rally_container_bench.engines import runtimes
 from rally_container_bench.report import results
 from tests.unit.test_drivers_pure import conf
 
@@ -58,8 +59,9 @@ class DockerdConfigTestCase(unittest.TestCase):
         host = json.dumps({"hosts": ["tcp://0.0.0.0:2375"], "pidfile": "/x",
                            "log-level": "warn",
                            "runtimes": {"other": {"path": "/bin/other"}}})
-        with mock.patch.object(gvisor, "installed", return_value=True):
-            config = gvisor.dockerd_config(conf(), host)
+        with mock.patch.object(runtimes.Runtime, "installed",
+                               return_value=True):
+            config = runtimes.dockerd_config(conf(), host)
         self.assertNotIn("hosts", config)
         self.assertNotIn("pidfile", config)
         self.assertEqual("warn", config["log-level"])
@@ -68,8 +70,9 @@ class DockerdConfigTestCase(unittest.TestCase):
                          config["runtimes"]["runsc"]["runtimeArgs"])
 
     def test_without_runsc_no_runtime_is_registered(self):
-        with mock.patch.object(gvisor, "installed", return_value=False):
-            self.assertEqual({}, gvisor.dockerd_config(conf(), None))
+        with mock.patch.object(runtimes.Runtime, "installed",
+                               return_value=False):
+            self.assertEqual({}, runtimes.dockerd_config(conf(), None))
 
     def test_engines_start_writes_it_where_dockerd_reads_it(self):
         with tempfile.TemporaryDirectory() as state:
@@ -78,7 +81,8 @@ class DockerdConfigTestCase(unittest.TestCase):
             argv = dockerd.argv
             path = argv[argv.index("--config-file") + 1]
             self.assertFalse(os.path.exists(path))  # not before a start
-            with mock.patch.object(gvisor, "installed", return_value=True):
+            with mock.patch.object(runtimes.Runtime, "installed",
+                                   return_value=True):
                 dockerd.prepare()
             with open(path) as f:
                 self.assertIn("runsc", json.load(f)["runtimes"])
@@ -101,8 +105,9 @@ class RegisteredFlagsTestCase(unittest.TestCase):
         info = {"Runtimes": {"runc": {"path": "runc"}, "runsc": {
             "path": "/usr/bin/runsc", "runtimeArgs": ["--network=host"]}}}
         self.assertEqual(["--network=host"],
-                         docker_runsc.registered_flags(info))
-        self.assertIsNone(docker_runsc.registered_flags({"Runtimes": {}}))
+                         docker_driver.registered_flags(info, "runsc"))
+        self.assertIsNone(docker_driver.registered_flags({"Runtimes": {}},
+                                                         "runsc"))
 
 
 class LabelTestCase(unittest.TestCase):

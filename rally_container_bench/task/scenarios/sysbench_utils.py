@@ -123,7 +123,7 @@ class SysbenchScenarioMixin(StartBarrierMixin):
                 "(timeout %g s)" % (sync.concurrency, sync.timeout))
         self.add_environment(environment)
         failures, checks, records = [], [], []
-        clocked = executor.kind != "native" and not getattr(
+        clocked = not executor.on_host and not getattr(
             executor, "replays", False)
         for point, spec in enumerate(specs):
             tool = spec.tool
@@ -142,7 +142,7 @@ class SysbenchScenarioMixin(StartBarrierMixin):
                         self.add_output(complete=_raw_output(
                             "%s %s" % (tool, spec.label), e.raw))
                     continue
-            self._record_inside(run, executor.kind == "native", before)
+            self._record_inside(run, executor.on_host, before)
             found = metrics.records_of(tool, spec.label, run.result.metrics)
             records += found
             self.add_output(additive=_metrics_table(
