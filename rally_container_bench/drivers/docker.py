@@ -279,7 +279,7 @@ class DockerDriver(ssh.SshDriver):
                            "start docker): %s" % (conf.docker_url, e))
         try:
             client.networks.get(conf.docker_network)
-            flags = registered_flags(client.info(), cls.runtime)
+            info = {} if cls.oci.docker_builtin else client.info()
         except docker_errors.NotFound:
             return False, ("docker network %r does not exist (option "
                            "docker_network in [container_bench]; see docker "
@@ -289,6 +289,7 @@ class DockerDriver(ssh.SshDriver):
         why = "docker %s at %s" % (version, conf.docker_url)
         if cls.oci.docker_builtin:
             return True, why
+        flags = registered_flags(info, cls.runtime)
         if flags is None:
             return False, cls._unregistered(conf)
         return True, "%s; %s registered as %s %s" % (

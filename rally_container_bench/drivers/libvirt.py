@@ -40,8 +40,6 @@ _USER_NET = """
 # The host's default huge page size (a hugetlbfs mount must exist when
 # libvirtd starts: rcbench engines start kvm makes one).
 _HUGEPAGES = "\n  <memoryBacking><hugepages/></memoryBacking>"
-# Kept here for callers of this module (the tests, the lifecycle view).
-engine_version = libvirt_engine.engine_version
 _TCG_FEATURES = "<tcg><tb-cache unit='MiB'>128</tb-cache></tcg>"
 
 
@@ -81,7 +79,7 @@ class LibvirtDriver(ssh.SshDriver):
         return libvirt_engine.virsh(self.conf, *args, timeout=timeout)
 
     def _checked(self, *args):
-        return base.output_of(self._virsh(*args), "virsh " + args[0])
+        return libvirt_engine.checked(self.conf, *args)
 
     def _instance_dir(self, name):
         return libvirt_engine.instance_dir(self.conf, name)

@@ -9,14 +9,12 @@ are its own.
 """
 
 import os
-import shutil
 
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import ssh
 from rally_container_bench.engines import labels
 from rally_container_bench.engines import lxc as lxc_engine
 from rally_container_bench.engines import ports
-from rally_container_bench import opts
 
 
 class LxcDriver(ssh.SshDriver):
@@ -29,7 +27,8 @@ class LxcDriver(ssh.SshDriver):
         return self._run("lxc-info", "-n", name, "-s", "-H").stdout.strip()
 
     def _upper_dir(self, name):
-        return opts.cache_path(self.conf, "instances", name, "upper")
+        return os.path.join(lxc_engine.instance_dir(self.conf, name),
+                            "upper")
 
     def prepare(self):
         if not os.path.isdir(self.image.rootfs):
@@ -48,7 +47,7 @@ class LxcDriver(ssh.SshDriver):
         started = self._run("lxc-start", "-n", name, "-d")
         if started.returncode != 0:
             detail = started.stderr.strip()
-            self._forget(name)
+            lxc_engine.forget(self.conf, name)
             raise base.DriverError("lxc-start %s failed: %s"
                                    % (name, detail[-1500:]))
         return base.Instance(name=name, id=name, ssh_port=port)
@@ -75,12 +74,7 @@ class LxcDriver(ssh.SshDriver):
             lambda: self._state(instance.name) in ("STOPPED", ""),
             timeout, self.conf.poll_interval,
             "container %s stopped" % instance.name)
-        self._forget(instance.name)
-
-    def _forget(self, name):
-        for directory in (lxc_engine.config_dir(name),
-                          os.path.dirname(self._upper_dir(name))):
-            shutil.rmtree(directory, ignore_errors=True)
+        lxc_engine.forget(self.conf, instance.name)
 
     def list_names(self, prefix):
         out = self._run("lxc-ls", "-1").stdout

@@ -67,6 +67,11 @@ def virsh(conf, *args, timeout=120):
                         + list(args), timeout)
 
 
+def checked(conf, *args):
+    """virsh's output, or DriverError with its message."""
+    return base.output_of(virsh(conf, *args), "virsh " + args[0])
+
+
 def instance_dir(conf, name):
     """Where a domain's files are (disk overlay, console, domain.xml)."""
     return opts.cache_path(conf, "instances", name)
@@ -77,8 +82,7 @@ def list_ours(conf):
 
     The second are instance-view domains of versions before the mark.
     """
-    names = base.output_of(virsh(conf, "list", "--all", "--name"),
-                           "virsh list").split()
+    names = checked(conf, "list", "--all", "--name").split()
     found = []
     for name in names:
         description = virsh(conf, "desc", name).stdout

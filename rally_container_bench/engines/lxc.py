@@ -13,6 +13,7 @@ import shutil
 
 from rally_container_bench.drivers import base
 from rally_container_bench.engines import labels
+from rally_container_bench import opts
 
 LXC_PATH = "/var/lib/lxc"
 _CONFIG = """{header}
@@ -32,6 +33,11 @@ lxc.log.level = WARN
 
 def config_dir(name):
     return os.path.join(LXC_PATH, name)
+
+
+def instance_dir(conf, name):
+    """An instance-view container's files in the cache (its upper dir)."""
+    return opts.cache_path(conf, "instances", name)
 
 
 def write_config(name, view, lower, upper, init, network, hostname, ptys,
@@ -65,12 +71,17 @@ def list_ours():
     return found
 
 
-def discard(name, *directories):
+def forget(conf, name):
+    """Remove ``name``'s directories, of either view."""
+    for directory in (config_dir(name), instance_dir(conf, name)):
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def discard(conf, name):
     """Stop and destroy ``name`` in whatever state, and its directories."""
     base.run_cli(["lxc-stop", "-n", name, "-k"])
     base.run_cli(["lxc-destroy", "-n", name])
-    for directory in (config_dir(name),) + directories:
-        shutil.rmtree(directory, ignore_errors=True)
+    forget(conf, name)
 
 
 def check(tools, what):

@@ -36,8 +36,7 @@ class LibvirtVm(base.LifecycleDriver):
             conf.vm_acceleration)
 
     def _virsh(self, *args):
-        return drivers_base.output_of(
-            libvirt_engine.virsh(self.conf, *args), "virsh " + args[0])
+        return libvirt_engine.checked(self.conf, *args)
 
     def _dir(self, name):
         return libvirt_engine.instance_dir(self.conf, name)

@@ -13,7 +13,6 @@ from rally_container_bench.engines import labels
 from rally_container_bench.engines import lxc as lxc_engine
 from rally_container_bench.images import busybox
 from rally_container_bench.lifecycle import base
-from rally_container_bench import opts
 
 
 class Lxc(base.LifecycleDriver):
@@ -44,12 +43,8 @@ class Lxc(base.LifecycleDriver):
         base.checked(["lxc-destroy", "-n", name])
 
     def force_remove(self, name):
-        """In whatever state; also the instance view's containers.
-
-        Theirs have the upper directory in the image cache.
-        """
-        lxc_engine.discard(name, opts.cache_path(self.conf, "instances",
-                                                 name))
+        """In whatever state; also the instance view's containers."""
+        lxc_engine.discard(self.conf, name)
 
     def list_names(self):
         return lxc_engine.list_ours()

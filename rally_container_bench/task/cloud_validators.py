@@ -8,6 +8,7 @@ task validate``, before any server boots.
 from rally.common import validation
 
 from rally_container_bench.drivers import base
+from rally_container_bench.drivers import cinder
 from rally_container_bench.drivers import registry
 from rally_container_bench import opts
 from rally_container_bench.task.validators import _arg
@@ -118,14 +119,12 @@ class NovaQuotaValidator(validation.Validator):
                         for item in short)))
 
 
-# Its own platform validator makes it a semantic one: it runs with the
-# task's users (at syntax validation it would get no context).
-@validation.add("required_platform", platform="openstack", users=True)
-@validation.configure(name="rcbench_network_exists", platform="openstack")
-class NetworkExistsValidator(validation.Validator):
-    """The network argument (a name or id), if given, is visible.
+class _GivenArgValidator(validation.Validator):
+    """One argument, if given, checked with the task's users' clients.
 
-    Visible to the task's users: a typo fails here, not in every iteration.
+    The required_platform validator each subclass adds makes it a
+    semantic one: it runs with the task's users (at syntax validation it
+    would get no context).
     """
 
     def __init__(self, param_name):
@@ -134,9 +133,24 @@ class NetworkExistsValidator(validation.Validator):
 
     def validate(self, context, config, plugin_cls, plugin_cfg):
         value = _arg(config, self.param_name)
-        if not value:
-            return
-        neutron = context["users"][0]["credential"].clients().neutron()
+        if value:
+            self.check(context["users"][0]["credential"].clients(), value)
+
+    def check(self, clients, value):
+        """Call self.fail() when value is not the cloud's."""
+        raise NotImplementedError
+
+
+@validation.add("required_platform", platform="openstack", users=True)
+@validation.configure(name="rcbench_network_exists", platform="openstack")
+class NetworkExistsValidator(_GivenArgValidator):
+    """The network argument (a name or id), if given, is visible.
+
+    Visible to the task's users: a typo fails here, not in every iteration.
+    """
+
+    def check(self, clients, value):
+        neutron = clients.neutron()
         for key in ("id", "name"):
             if neutron.list_networks(**{key: value})["networks"]:
                 return
@@ -147,21 +161,10 @@ class NetworkExistsValidator(validation.Validator):
 @validation.add("required_platform", platform="openstack", users=True)
 @validation.configure(name="rcbench_volume_type_exists",
                       platform="openstack")
-class VolumeTypeExistsValidator(validation.Validator):
+class VolumeTypeExistsValidator(_GivenArgValidator):
     """The volume type argument (a name or id), if given, is Cinder's."""
 
-    def __init__(self, param_name):
-        super().__init__()
-        self.param_name = param_name
-
-    def validate(self, context, config, plugin_cls, plugin_cfg):
-        from rally_container_bench.drivers import base
-        from rally_container_bench.drivers import cinder
-
-        value = _arg(config, self.param_name)
-        if not value:
-            return
-        clients = context["users"][0]["credential"].clients()
+    def check(self, clients, value):
         try:
             cinder.CinderVolumes(clients.cinder(), None, None).check_type(
                 value)

@@ -16,6 +16,7 @@ from rally_container_bench.drivers import libvirt
 from rally_container_bench.drivers import podman
 from rally_container_bench.drivers import registry
 from rally_container_bench.drivers import tuning
+from rally_container_bench.engines import libvirt as libvirt_engine
 from rally_container_bench.images import guest
 from rally_container_bench import opts
 
@@ -57,8 +58,8 @@ class DomainXmlTestCase(unittest.TestCase):
                   "Using API: QEMU 9.0.0\n"
                   "Running hypervisor: QEMU 7.2.22\n")
         self.assertEqual("QEMU 7.2.22, libvirt 9.0.0",
-                         libvirt.engine_version(output))
-        self.assertEqual("libvirt", libvirt.engine_version(""))
+                         libvirt_engine.engine_version(output))
+        self.assertEqual("libvirt", libvirt_engine.engine_version(""))
 
     def test_kvm_domain_disables_arch_capabilities(self):
         root = self.render("kvm")

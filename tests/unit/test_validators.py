@@ -8,6 +8,7 @@ import unittest
 from unittest import mock
 
 from rally.common import cfg as rally_cfg
+from rally.common import validation
 from rally import plugins as rally_plugins
 from rally.task import scenario
 
@@ -359,3 +360,34 @@ class NovaCapacityHostsTestCase(unittest.TestCase):
         config["contexts"]["flavors"] = []
         self.assertIsNone(self.nv.flavor_size(config, self.nova))
         self.assertIsNone(self.nv.flavor_size({"args": {}}, self.nova))
+
+
+class GivenArgValidatorTestCase(unittest.TestCase):
+    """The network check with a stand-in Neutron.
+
+    The real one: the bad-input test of test_kvm_vs_docker (the cloud).
+    """
+
+    def validate(self, args, networks):
+        neutron = mock.Mock()
+        neutron.list_networks.side_effect = lambda **kw: {
+            "networks": [n for n in networks if kw.get("name") == n]}
+        clients = mock.Mock()
+        clients.neutron.return_value = neutron
+        context = {"users": [{"credential": mock.Mock(
+            clients=mock.Mock(return_value=clients))}]}
+        cloud_validators.NetworkExistsValidator("network").validate(
+            context, {"args": args}, None, None)
+        return neutron
+
+    def test_a_visible_network_passes(self):
+        self.validate({"network": "private"}, ["private"])
+
+    def test_an_unknown_network_is_named(self):
+        with self.assertRaisesRegex(validation.ValidationError,
+                                    "network: no network "
+                                    "'nope' is visible"):
+            self.validate({"network": "nope"}, ["private"])
+
+    def test_no_argument_asks_nothing(self):
+        self.assertFalse(self.validate({}, []).list_networks.called)
