@@ -35,6 +35,7 @@ class StartBarrier:
         self._arrived = context.Array("i", waves * self.points, lock=False)
         self._released_at = context.Array("d", waves * self.points,
                                           lock=False)
+        self._votes = context.Array("i", waves * self.points, lock=False)
         self._condition = context.Condition()
 
     def wave_of(self, iteration):
@@ -46,16 +47,19 @@ class StartBarrier:
     def _slot(self, wave, point):
         return wave * self.points + point
 
-    def wait(self, iteration, point):
+    def wait(self, iteration, point, vote=False):
         """Wait at point (0-based) until the wave is there; (s, timed out).
 
-        s: seconds waited. Raises abort.Aborted when the task is aborted.
+        s: seconds waited. vote: this instance's say at the point, read
+        by every instance of the wave with ``voted`` once released.
+        Raises abort.Aborted when the task is aborted.
         """
         wave = self.wave_of(iteration)
         slot = self._slot(wave, min(point, self.points - 1))
         started = time.monotonic()
         deadline = started + self.timeout
         with self._condition:
+            self._votes[slot] += bool(vote)
             self._arrived[slot] += 1
             if self._arrived[slot] >= self.size(wave):
                 self._released_at[slot] = time.time()
@@ -68,6 +72,13 @@ class StartBarrier:
                 self._condition.wait(min(left, 0.1))
                 abort.check("waiting at the start barrier (wave %d)" % wave)
         return time.monotonic() - started, False
+
+    def voted(self, iteration, point):
+        """True when an instance of the wave voted at point."""
+        slot = self._slot(self.wave_of(iteration),
+                          min(point, self.points - 1))
+        with self._condition:
+            return self._votes[slot] > 0
 
     def leave(self, iteration, next_point):
         """The instance will not reach points next_point..: release them."""

@@ -9,6 +9,8 @@
     rcbench summary RALLY_JSON [--expect ...] one line per platform and step
     rcbench compare RALLY_JSON... --out DIR  the comparison report (HTML, CSV,
                                              JSON, Markdown) of exported tasks
+    rcbench decide --task-args-file F --out DIR  rounds until every cell
+                                             has a verdict, or the budget ends
     rcbench periodic|gate|diff|promote ...   the periodic job; run vs run
     rcbench presets                          list the presets of every tool
     rcbench sysbench-command PRESET --version 0.4.12 [--phase run]
@@ -21,6 +23,7 @@ import json
 import os
 import sys
 
+from rally_container_bench import cli_decide
 from rally_container_bench import cli_periodic
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import daemons
@@ -208,14 +211,7 @@ def _compare(args):
     from rally_container_bench.report import comparison
     from rally_container_bench.report import render
 
-    margins = {"default": args.margin}
-    for item in args.margin_for or []:
-        kind, _, value = item.partition("=")
-        kinds = sorted({k for k, _ in comparison.KINDS} | {"phase"})
-        if kind not in kinds or not value:
-            raise ValueError("--margin-for %s: give KIND=FRACTION, KIND one "
-                             "of %s" % (item, ", ".join(kinds)))
-        margins[kind] = float(value)
+    margins = cli_decide.margins_of(args.margin, args.margin_for)
     report = comparison.build(cli_periodic.documents(*args.files),
                               title=args.title, margins=margins)
     os.makedirs(args.out, exist_ok=True)
@@ -286,6 +282,7 @@ def build_parser():
     p.set_defaults(func=_compare)
 
     cli_periodic.add_parsers(sub)
+    cli_decide.add_parser(sub)
 
     p = sub.add_parser("presets", help="list the presets of every tool "
                        "(sysbench, fio, iperf3, http)")

@@ -49,6 +49,20 @@ OPTS = [
     cfg.FloatOpt("command_timeout", default=3600.0, min=1,
                  help="Seconds one workload command (e.g. one sysbench run, "
                       "prepare or cleanup) may take."),
+    cfg.FloatOpt("foreign_load_limit", default=0.25, min=0,
+                 help="Cores of foreign load (the host's busy time that "
+                      "neither the harness nor the task's instances used) "
+                      "above which a test run on this host is disturbed: "
+                      "re-measured, and kept out of verdicts. A quarter of "
+                      "a core is ~5x what kernel threads and engine daemons "
+                      "use beside a test on a quiet 2-core host, and a "
+                      "quarter of a single-threaded foreign job."),
+    cfg.IntOpt("remeasure_limit", default=2, min=0,
+               help="Times a disturbed test (with its native twin) is "
+                    "measured again in the same iteration; the wave of a "
+                    "synchronised start re-measures together. A test still "
+                    "disturbed after them is kept, flagged, out of "
+                    "verdicts."),
     cfg.StrOpt("sysbench_path", default="sysbench",
                help="sysbench executable of the native baseline on this "
                     "host (a name looked up in PATH, or a path)."),

@@ -225,6 +225,15 @@ class Driver(abc.ABC):
         port = SERVICE_PORTS[service]
         return Endpoint(port, instance.ssh_host, port)
 
+    def host_pid(self, instance):
+        """The instance's main process on this host, or None.
+
+        Its cgroup (or its process tree) is what the foreign-load check
+        counts as the measurement's own CPU; None where the instance runs
+        on another host or the engine does not say.
+        """
+        return None
+
     def record_engine_times(self, instance):
         """Fill instance.engine_times, if not yet done; called untimed."""
 

@@ -223,6 +223,9 @@ class DockerDriver(ssh.SshDriver):
         return container_endpoint(self.conf, instance, service,
                                   self._inspect)
 
+    def host_pid(self, instance):
+        return self._inspect(instance)["State"].get("Pid") or None
+
     def _api(self, what):
         return _daemon_reachable(self.conf.docker_url, what)
 

@@ -51,11 +51,21 @@ def hostfwd_option(ssh_port, services):
     return ",".join("hostfwd=tcp:127.0.0.1:%d-:%d" % pair for pair in pairs)
 
 
-def _qemu_start_time(name):
-    """Epoch seconds at which the domain's QEMU process started."""
+def _qemu_pid(name):
+    """The domain's QEMU process (libvirt's pid file), or None."""
     try:
         with open("/run/libvirt/qemu/%s.pid" % name) as f:
-            pid = int(f.read())
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def _qemu_start_time(name):
+    """Epoch seconds at which the domain's QEMU process started."""
+    pid = _qemu_pid(name)
+    if pid is None:
+        return None
+    try:
         with open("/proc/%d/stat" % pid) as f:
             ticks = int(f.read().rsplit(")", 1)[1].split()[19])
         with open("/proc/stat") as f:
@@ -160,6 +170,9 @@ class LibvirtDriver(ssh.SshDriver):
             "domain %s running" % instance.name)
         instance.engine_times = {
             "qemu_process_started": _qemu_start_time(instance.name)}
+
+    def host_pid(self, instance):
+        return _qemu_pid(instance.name)
 
     def delete(self, instance):
         self._virsh("destroy", instance.name)

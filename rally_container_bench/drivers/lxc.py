@@ -62,6 +62,10 @@ class LxcDriver(ssh.SshDriver):
             self.conf, instance.private.setdefault("service_ports", {}),
             service)
 
+    def host_pid(self, instance):
+        out = self._run("lxc-info", "-n", instance.name, "-p", "-H").stdout
+        return int(out) if out.strip().isdigit() else None
+
     def delete(self, instance):
         stopped = self._run("lxc-stop", "-n", instance.name, "-k")
         if stopped.returncode not in (0, 2) and "not running" not in \

@@ -144,6 +144,9 @@ class PodmanDriver(ssh.SshDriver):
         return docker_driver.container_endpoint(self.conf, instance, service,
                                                 self._inspect)
 
+    def host_pid(self, instance):
+        return self._inspect(instance)["State"].get("Pid") or None
+
     def record_engine_times(self, instance):
         attrs = self._inspect(instance)
         docker_driver.running(instance, attrs)

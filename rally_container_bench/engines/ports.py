@@ -28,12 +28,17 @@ def _probe():
 
 
 def lease_dir(conf):
-    """The host-wide lease directory, made if missing.
+    """The host-wide lease directory, made if missing."""
+    return state_subdir(conf, "ports")
 
-    A user who may not write daemon_state_dir (not root) leases in a
-    directory of their own: their processes still never share a port.
+
+def state_subdir(conf, name):
+    """<daemon_state_dir>/<name>, shared by every process of the host.
+
+    A user who may not write daemon_state_dir (not root) gets a directory
+    of their own: their processes still share it with each other.
     """
-    directory = os.path.join(conf.daemon_state_dir, "ports")
+    directory = os.path.join(conf.daemon_state_dir, name)
     try:
         os.makedirs(directory, exist_ok=True)
         writable = os.access(directory, os.W_OK)
@@ -41,7 +46,7 @@ def lease_dir(conf):
         writable = False
     if not writable:
         directory = os.path.join(tempfile.gettempdir(),
-                                 "rcbench-ports-%d" % os.getuid())
+                                 "rcbench-%s-%d" % (name, os.getuid()))
         os.makedirs(directory, exist_ok=True)
     return directory
 

@@ -13,6 +13,7 @@ import statistics
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import overlap
 from rally_container_bench.report import results
+from rally_container_bench.report import sequential
 from rally_container_bench.report import stats
 from rally_container_bench import validity
 
@@ -27,7 +28,8 @@ CSV_COLUMNS = ("metric", "unit", "platform", "concurrency", "n", "failed",
 EXTRA_COLUMNS = ("higher_is_better", "verdict", "margin", "change",
                  "change_ci_low", "change_ci_high", "equivalence_p",
                  "iterations_needed", "rounds", "round_changes",
-                 "iterations", "note")
+                 "iterations", "pairs", "pair_sd", "alpha",
+                 "time_to_verdict_s", "note")
 # One number per measurement in the headline: a test's MiB/s where it
 # moves data (memory, fileio, fio), else the first of these.
 PRIMARY_RATES = ("events_per_s", "throughput_gbit_s", "requests_per_s",
@@ -87,6 +89,8 @@ def build(documents, title=None, margins=None):
         values[key].append(sample.value)
         if sample.round is not None:
             by_round[key][sample.round].append(sample.value)
+    pairs = _pairs(collected.samples)
+    alpha = sequential.look_alpha(collected.looks)
     rows = []
     for metric in metrics:
         platforms = {label for (name, label, _) in values
@@ -98,9 +102,13 @@ def build(documents, title=None, margins=None):
                 if not values.get((metric["name"], label, concurrency)) \
                         and not collected.failed[(label, concurrency)]:
                     continue  # e.g. a footprint (concurrency 1 only)
+                key = (metric["name"], label, concurrency)
                 row = _row(metric, label, concurrency, values, collected,
-                           margin_of(metric["name"], margins))
+                           margin_of(metric["name"], margins),
+                           pairs.get(key), alpha)
                 row.update(_rounds(metric, label, concurrency, by_round))
+                row["time_to_verdict_s"] = sequential.time_to_verdict(
+                    collected, key, row["verdict"])
                 rows.append(row)
     steps = _steps_validity(collected)
     return {
@@ -108,7 +116,7 @@ def build(documents, title=None, margins=None):
         "generated_at": datetime.datetime.now(datetime.timezone.utc)
                                          .strftime("%Y-%m-%d %H:%M UTC"),
         "methods": dict(stats.METHODS, alpha=stats.ALPHA,
-                        **equivalence_methods(margins)),
+                        **equivalence_methods(margins, collected.looks)),
         "baseline": NATIVE,
         "platforms": [_platform(label, platform, collected)
                       for label, platform in _baseline_first(
@@ -118,6 +126,8 @@ def build(documents, title=None, margins=None):
         "rows": rows,
         "steps": steps,
         "tasks": collected.tasks,
+        "disturbance": disturbance(steps),
+        "noise": noise(rows),
         "warnings": _warnings(collected) + [
             "%s at concurrency %s: %s" % (s["platform"], s["concurrency"], f)
             for s in steps for f in s["flags"]],
@@ -133,7 +143,24 @@ def _baseline_first(platforms):
     return sorted(platforms.items(), key=lambda item: item[0] != NATIVE)
 
 
-def equivalence_methods(margins):
+def _pairs(samples):
+    """(metric, label, concurrency) -> ([platform values], [twin values])."""
+    found = collections.defaultdict(dict)
+    for sample in samples:
+        if sample.pair is not None:
+            label = sample.twin_of or sample.platform
+            side = 1 if sample.twin_of else 0
+            found[(sample.metric, label, sample.concurrency)].setdefault(
+                sample.pair, [None, None])[side] = sample.value
+    paired = {}
+    for key, by_pair in found.items():
+        complete = [p for p in by_pair.values() if None not in p]
+        if complete:
+            paired[key] = ([p[0] for p in complete], [p[1] for p in complete])
+    return paired
+
+
+def equivalence_methods(margins, looks=None):
     margins = dict(margins or {})
     default = margins.pop("default", equivalence.DEFAULT_MARGIN)
     text = "+-%g %%" % (100 * default)
@@ -142,6 +169,12 @@ def equivalence_methods(margins):
                                     for k, v in sorted(margins.items()))
     return {
         "margin": text,
+        "sequential": sequential.METHOD % (looks, equivalence.ALPHA / looks)
+        if looks else None,
+        "paired": "where a platform's tests were paired with native twins "
+                  "(the same test on this host beside it): the mean of "
+                  "the within-pair log ratios, one-sample t, and the pairs "
+                  "that would settle it",
         "verdict": "ratio of geometric means with Welch's t on the logs; "
                    "equivalent: two one-sided tests (TOST) within the "
                    "margin at alpha %.3g each (the 95 %% CI inside it); "
@@ -211,20 +244,30 @@ def _primary_metrics(found):
     return primary
 
 
-def _row(metric, label, concurrency, values, collected, margin):
+def _row(metric, label, concurrency, values, collected, margin,
+         paired=None, alpha=equivalence.ALPHA):
     name = metric["name"]
     own = values.get((name, label, concurrency), [])
     summary = stats.summarize(own)
     effect = equivalence.NOT_TESTED
+    pair_sd = None
     if label == NATIVE:
         comparison = stats.NO_COMPARISON._replace(note="the baseline")
     else:
         native = values.get((name, NATIVE, concurrency), [])
         comparison = stats.compare(own, native, metric["higher_is_better"])
-        if native:
+        if paired and len(paired[0]) >= equivalence.MIN_N:
+            effect = equivalence.paired_effect(
+                paired[0], paired[1], metric["higher_is_better"], margin,
+                alpha)
+            pair_sd = sequential.pair_sd(*paired)
+        elif native:
             effect = equivalence.effect(own, native,
-                                        metric["higher_is_better"], margin)
+                                        metric["higher_is_better"], margin,
+                                        alpha)
     notes = [n for n in (summary.note, comparison.note) if n]
+    notes += ["%d %s run(s) left out" % (count, why) for why, count in
+              sorted(collected.left_out[(name, label, concurrency)].items())]
     failed = collected.failed[(label, concurrency)]
     if failed:
         notes.insert(0, "%d failed iteration(s) left out" % failed)
@@ -249,6 +292,9 @@ def _row(metric, label, concurrency, values, collected, margin):
         "equivalence_p": effect.tost_p,
         "iterations_needed": effect.needed,
         "iterations": collected.iterations[(label, concurrency)],
+        "pairs": len(paired[0]) if paired else None,
+        "pair_sd": pair_sd,
+        "alpha": alpha if effect.verdict else None,
         "note": "; ".join(notes),
     }
 
@@ -298,6 +344,14 @@ def _steps_validity(collected):
                          "guest's clock ran at %.3fx the host's (median)"
                          % (100 * validity.CLOCK_TOLERANCE, mismatches,
                             statistics.median(ratios) if ratios else 0))
+        runs = disturbed_runs(checks)
+        if runs["disturbed"]:
+            flags.append(
+                "%d of %d test runs disturbed (foreign load %.2f cores, "
+                "median of those), re-measured %d time(s); %d left out of "
+                "verdicts" % (runs["disturbed"], runs["runs"],
+                              runs["foreign_cores"], runs["remeasured"],
+                              runs["left_out"]))
         if collected.barrier_timeouts[key]:
             flags.append("the start barrier timed out %d time(s): those "
                          "tests started without the rest of their wave"
@@ -312,8 +366,47 @@ def _steps_validity(collected):
             "waves": len(waves),
             "clock_ratio": statistics.median(ratios) if ratios else None,
             "host_steal": statistics.median(steal) if steal else None,
+            "runs": runs,
             "flags": flags})
     return found
+
+
+def disturbed_runs(checks):
+    """Test runs of a step, the disturbed ones and what became of them."""
+    watched = [c for c in checks if c.get("foreign_cores") not in (None, "")]
+    hit = [c for c in watched if c.get("disturbed") == "yes"]
+    foreign = [float(c["foreign_cores"]) for c in hit]
+    return {"runs": len(watched), "disturbed": len(hit),
+            "foreign_cores": statistics.median(foreign) if foreign else None,
+            "remeasured": sum(1 for c in watched
+                              if int(c.get("attempt") or 1) > 1),
+            "left_out": sum(1 for c in hit
+                            if c.get("verdicts") == "left out: disturbed")}
+
+
+def disturbance(steps):
+    """The whole run's disturbed test runs: {runs, disturbed, ...}."""
+    total = collections.Counter()
+    foreign = []
+    for step in steps:
+        runs = step["runs"]
+        for key in ("runs", "disturbed", "remeasured", "left_out"):
+            total[key] += runs[key]
+        if runs["foreign_cores"] is not None:
+            foreign.append(runs["foreign_cores"])
+    found = dict(total)
+    found["foreign_cores"] = max(foreign) if foreign else None
+    return found
+
+
+def noise(rows):
+    """Per kind of workload metric: the median SD of within-pair ratios."""
+    found = collections.defaultdict(list)
+    for row in rows:
+        if row.get("pair_sd") is not None:
+            found[kind_of(row["metric"])].append(row["pair_sd"])
+    return [{"kind": kind, "pair_sd": statistics.median(sds),
+             "cells": len(sds)} for kind, sds in sorted(found.items())]
 
 
 def _mean(values):

@@ -61,17 +61,53 @@ def tost_p(d, se, df, bound):
     return float(max(p_low, p_high))
 
 
+def _usable(x, y):
+    """None, or the Effect that says why x against y gets no verdict."""
+    if min(len(x), len(y)) < MIN_N:
+        return NOT_TESTED._replace(note="no verdict below n = %d" % MIN_N)
+    if (x <= 0).any() or (y <= 0).any():
+        return NOT_TESTED._replace(note="values <= 0: no ratio verdict")
+    return None
+
+
 def effect(values, reference, higher_is_better, margin=DEFAULT_MARGIN,
            alpha=ALPHA):
     """The Effect of values against reference (e.g. a platform vs native)."""
     x = np.asarray(values, dtype=float)
     y = np.asarray(reference, dtype=float)
-    if min(len(x), len(y)) < MIN_N:
-        return NOT_TESTED._replace(note="no verdict below n = %d" % MIN_N)
-    if (x <= 0).any() or (y <= 0).any():
-        return NOT_TESTED._replace(note="values <= 0: no ratio verdict")
-    bound = math.log1p(margin)
+    unusable = _usable(x, y)
+    if unusable:
+        return unusable
     d, se, df = _welch(x, y)
+    sd = math.sqrt((np.var(np.log(x), ddof=1)
+                    + np.var(np.log(y), ddof=1)) / 2)
+    return _verdict(d, se, df, higher_is_better, margin, alpha,
+                    lambda bound: iterations_needed(sd, d, bound, alpha))
+
+
+def paired_effect(values, twins, higher_is_better, margin=DEFAULT_MARGIN,
+                  alpha=ALPHA):
+    """The Effect of values[i] against twins[i], measured side by side.
+
+    From the within-pair log ratios (one-sample t), so whatever moved
+    both of a pair (the host's drift) cancels; ``needed`` is in pairs.
+    """
+    x = np.asarray(values, dtype=float)
+    y = np.asarray(twins, dtype=float)
+    unusable = _usable(x, y)
+    if unusable:
+        return unusable
+    ratios = np.log(x) - np.log(y)
+    n = len(ratios)
+    sd = float(np.std(ratios, ddof=1))
+    d = float(np.mean(ratios))
+    return _verdict(d, sd / math.sqrt(n), float(n - 1), higher_is_better,
+                    margin, alpha, lambda bound: iterations_needed(
+                        sd, d, bound, alpha, paired=True))
+
+
+def _verdict(d, se, df, higher_is_better, margin, alpha, needed_at):
+    bound = math.log1p(margin)
     half = stats.t.ppf(1 - alpha / 2, df) * se
     p_diff = (0.0 if d != 0 else 1.0) if se == 0 else float(
         2 * stats.t.sf(abs(d) / se, df))
@@ -82,51 +118,53 @@ def effect(values, reference, higher_is_better, margin=DEFAULT_MARGIN,
         verdict = "better" if (d > 0) == higher_is_better else "worse"
     else:
         verdict = "inconclusive"
-    needed = None
-    if verdict == "inconclusive":
-        sd = math.sqrt((np.var(np.log(x), ddof=1)
-                        + np.var(np.log(y), ddof=1)) / 2)
-        needed = iterations_needed(sd, d, bound, alpha)
+    needed = needed_at(bound) if verdict == "inconclusive" else None
     return Effect(math.exp(d), math.exp(d - half), math.exp(d + half),
                   p_diff, p_equiv, verdict, needed, None)
 
 
-def tost_power(n, sd, d, bound, alpha=EQUIVALENCE_ALPHA):
+def _design(n, sd, paired):
+    """(df, se) of n per group, or of n pairs (sd: of their differences)."""
+    if paired:
+        return n - 1, sd / math.sqrt(n)
+    return 2 * n - 2, sd * math.sqrt(2.0 / n)
+
+
+def tost_power(n, sd, d, bound, alpha=EQUIVALENCE_ALPHA, paired=False):
     """Power of TOST with n per group (noncentral t approximation).
 
     alpha: of each one-sided test.
     """
     if sd == 0:
         return 1.0 if abs(d) < bound else 0.0
-    df = 2 * n - 2
-    se = sd * math.sqrt(2.0 / n)
+    df, se = _design(n, sd, paired)
     critical = stats.t.ppf(1 - alpha, df)
     power = (stats.nct.sf(critical, df, (bound + d) / se)
              + stats.nct.sf(critical, df, (bound - d) / se) - 1)
     return max(0.0, float(power))
 
 
-def difference_power(n, sd, d, alpha=ALPHA):
+def difference_power(n, sd, d, alpha=ALPHA, paired=False):
     """Power of the two-sided t test of d != 0 with n per group."""
     if sd == 0:
         return 1.0
-    df = 2 * n - 2
-    ncp = d / (sd * math.sqrt(2.0 / n))
+    df, se = _design(n, sd, paired)
+    ncp = d / se
     critical = stats.t.ppf(1 - alpha / 2, df)
     return float(stats.nct.sf(critical, df, ncp)
                  + stats.nct.cdf(-critical, df, ncp))
 
 
-def beyond_power(n, sd, d, bound, alpha=ALPHA):
+def beyond_power(n, sd, d, bound, alpha=ALPHA, paired=False):
     """Chance of "worse/better": significant, estimate beyond the margin."""
     if sd == 0:
         return 1.0
-    se = sd * math.sqrt(2.0 / n)
+    se = _design(n, sd, paired)[1]
     beyond = float(stats.norm.cdf((abs(d) - bound) / se))
-    return min(difference_power(n, sd, d, alpha), beyond)
+    return min(difference_power(n, sd, d, alpha, paired), beyond)
 
 
-def iterations_needed(sd, d, bound, alpha=ALPHA, power=POWER):
+def iterations_needed(sd, d, bound, alpha=ALPHA, power=POWER, paired=False):
     """Iterations per group that settle a verdict with the given power.
 
     Inside the margin (|d| < bound): TOST's; beyond it: the difference
@@ -135,9 +173,11 @@ def iterations_needed(sd, d, bound, alpha=ALPHA, power=POWER):
     would be needed.
     """
     if abs(d) < bound:
-        achieved = lambda n: tost_power(n, sd, d, bound, alpha / 2)  # noqa
+        achieved = lambda n: tost_power(n, sd, d, bound, alpha / 2,  # noqa
+                                        paired)
     elif abs(d) > bound:
-        achieved = lambda n: beyond_power(n, sd, d, bound, alpha)  # noqa
+        achieved = lambda n: beyond_power(n, sd, d, bound, alpha,  # noqa
+                                          paired)
     else:
         return None
     low, high = 2, 2

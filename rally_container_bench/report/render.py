@@ -121,6 +121,46 @@ def headline(report):
     return tables
 
 
+def findings(report):
+    """What qualifies every verdict: disturbance, noise, sequential looks."""
+    lines = []
+    runs = report.get("disturbance") or {}
+    if runs.get("runs"):
+        if runs["disturbed"]:
+            lines.append(
+                "Foreign load: %d of %d test runs disturbed (up to %.2f "
+                "cores of other work on the host, median per step), "
+                "re-measured %d time(s); %d left out of verdicts."
+                % (runs["disturbed"], runs["runs"], runs["foreign_cores"],
+                   runs["remeasured"], runs["left_out"]))
+        else:
+            lines.append("Foreign load: none of %d test runs disturbed."
+                         % runs["runs"])
+    if report.get("noise"):
+        lines.append("Noise per test (SD of the within-pair ratios, median "
+                     "over cells): %s." % ", ".join(
+                         "%s %.2f %% (%d cells)" % (
+                             n["kind"], 100 * n["pair_sd"], n["cells"])
+                         for n in report["noise"]))
+    timed = [r["time_to_verdict_s"] for r in report["rows"]
+             if r.get("time_to_verdict_s") is not None]
+    if report["methods"].get("sequential"):
+        undecided = [r for r in report["rows"] if r.get("alpha")
+                     and r["verdict"] == "inconclusive"
+                     and _is_headline(report, r["metric"])]
+        lines.append(
+            "Sequential: %d cell(s) decided, time to verdict %s; %d "
+            "headline cell(s) undecided (each says the pairs it needs)."
+            % (len(timed), "%.0f-%.0f s" % (min(timed), max(timed))
+               if timed else "-", len(undecided)))
+    return lines
+
+
+def _is_headline(report, name):
+    return any(m["name"] == name and m["headline"]
+               for m in report["metrics"])
+
+
 def to_csv(report):
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -147,10 +187,12 @@ def to_markdown(report):
             if k in ("driver", "runtime", "acceleration", "engine version")))
         for p in report["platforms"]) + ".")
     lines.append("")
+    for line in findings(report):
+        lines.extend([line, ""])
     for step, kind, metrics, platforms, cells in headline(report):
         if kind == "workload":
             lines.append("## Concurrency %s: workloads vs native "
-                         "(difference, 95 %% CI, verdict against the "
+                         "(difference, CI, verdict against the "
                          "margin %s)" % (step, report["methods"]["margin"]))
             cell = _workload_cell
         else:
@@ -171,6 +213,9 @@ def to_markdown(report):
     for warning in report["warnings"]:
         lines.append("> Warning: %s" % warning)
     lines.append("")
+    for key in ("paired", "sequential"):
+        if report["methods"].get(key):
+            lines.append("Methods, %s: %s." % (key, report["methods"][key]))
     lines.append("Methods: verdicts: %s; margin %s. Mean CI: %s; ratio of "
                  "means CI: %s; test: %s. %s."
                  % (report["methods"]["verdict"], report["methods"]["margin"],
@@ -239,6 +284,7 @@ def to_html(report):
         metric_figures=[(m, plots.metric_figure(report, m))
                         for m in workload_metrics],
         environment_keys=keys, environments=environments,
+        findings=findings(report),
         json_dumps=lambda value: json.dumps(value, sort_keys=True))
 
 

@@ -35,7 +35,8 @@ VM_ACCELERATIONS = ("kvm", "tcg", "hvf", "whpx")
 
 Sample = collections.namedtuple(
     "Sample", "metric unit higher_is_better value platform concurrency "
-              "round", defaults=(None,))
+              "round pair twin_of", defaults=(None, None, None))
+NATIVE = "native"
 ROUND_CONTEXT = "rcbench_round"
 START_BARRIER_TITLE = "start barrier"
 VALIDITY_TITLE = "validity"
@@ -103,6 +104,12 @@ class Collected:
         self.barrier_timeouts = collections.Counter()
         self.synchronised = set()
         self.rounds = collections.defaultdict(dict)
+        # (metric, label, concurrency) -> runs left out of verdicts, by why
+        self.left_out = collections.defaultdict(collections.Counter)
+        self.looks = None  # a sequential run's planned looks per cell
+        self.started = None  # epoch s of the first iteration's start
+        self.ended = {}  # (metric, label, concurrency) -> its last end
+        self._pairs = 0
 
 
 def tasks_of(document):
@@ -135,6 +142,9 @@ def _collect_task(collected, task):
             runner_type, runner = next(iter(workload["runner"].items()))
             concurrency = runner.get("concurrency", 1)
             round_of = round_config(workload)
+            if round_of and round_of.get("looks"):
+                collected.looks = max(collected.looks or 0,
+                                      round_of["looks"])
             summary["workloads"].append({
                 "subtask": subtask.get("title"), "scenario": scenario,
                 "args": args or {}, "runner": {runner_type: runner},
@@ -215,33 +225,74 @@ def _collect_iteration(collected, iteration, scenario, args, concurrency,
         collected.failed[key] += 1
         return label
     round_number = round_of.get("round") if round_of else None
-    for metric, unit, higher, value in _iteration_values(iteration):
+    collected._pairs += 1
+    started = iteration.get("timestamp")
+    ended = None
+    if started is not None:
+        collected.started = min(started, collected.started or started)
+        ended = started + (iteration.get("duration") or 0)
+    for metric, unit, higher, value, facts in _iteration_facts(iteration):
+        kept = _kept(facts)
+        if kept is not True:
+            if not facts.get("twin"):
+                collected.left_out[(metric,) + key][kept] += 1
+            continue
+        pair = None
+        if facts.get("twin") or facts.get("paired"):
+            pair = (collected._pairs, metric, facts.get("repeat"),
+                    facts.get("attempt"))
+        twin = facts.get("twin") == "native"
+        if twin and NATIVE not in collected.platforms:
+            # native measured only as twins: still the baseline's row
+            collected.platforms[NATIVE] = Platform(NATIVE, None, None)
+            collected.iterations[(NATIVE, concurrency)] += 0
+        if ended is not None:
+            cell = (metric, label, concurrency)
+            collected.ended[cell] = max(ended, collected.ended.get(cell, 0))
         collected.samples.append(
-            Sample(metric, unit, higher, value, label, concurrency,
-                   round_number))
+            Sample(metric, unit, higher, value, NATIVE if twin else label,
+                   concurrency, round_number, pair,
+                   label if twin else None))
     return label
 
 
+def _kept(facts):
+    """True, or why a record is left out of verdicts."""
+    if facts.get("final") is False:
+        return "re-measured"
+    if facts.get("disturbed"):
+        return "disturbed"
+    return True
+
+
 def _iteration_values(iteration):
+    """(metric, unit, higher_is_better, value) of every measurement."""
+    for found in _iteration_facts(iteration):
+        yield found[:4]
+
+
+def _iteration_facts(iteration):
+    """The same, each with its record's metadata ({} for the rest)."""
     durations = {}
     for action in iteration.get("atomic_actions", []):
         _phase_durations(action, "", durations)
     for name, seconds in durations.items():
-        yield name, "s", False, seconds
+        yield name, "s", False, seconds, {}
     if "build" in durations and "network" in durations:
         yield (BUILD_NETWORK, "s", False,
-               durations["build"] + durations["network"])
+               durations["build"] + durations["network"], {})
     for row in _table_rows(iteration, GUEST_TITLE):
         # The guest's own boot time, read inside at its first login.
         if row.get("boot_s") not in (None, ""):
-            yield "guest_boot", "s", False, float(row["boot_s"])
+            yield "guest_boot", "s", False, float(row["boot_s"]), {}
     for table in iteration.get("output", {}).get("complete", []):
         if table.get("title") == metrics.RECORDS_TITLE:
             for record in metrics.records_from(table):
                 yield (record.metric, record.unit, record.higher_is_better,
-                       record.value)
+                       record.value, record.metadata)
             return
-    yield from _values_of_stats_tables(iteration)
+    for found in _values_of_stats_tables(iteration):
+        yield found + ({},)
 
 
 def _values_of_stats_tables(iteration):

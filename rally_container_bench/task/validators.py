@@ -148,15 +148,20 @@ class ContainerTuningValidator(validation.Validator):
 class LocalExecutableValidator(validation.Validator):
     """The argument (or the configured default) is an executable here."""
 
-    def __init__(self, param_name, conf_default=None, unless_param=None):
+    def __init__(self, param_name, conf_default=None, unless_param=None,
+                 if_param=None):
         super().__init__()
         self.param_name = param_name
         self.conf_default = conf_default
         # Not checked here when the workload runs elsewhere (over SSH).
         self.unless_param = unless_param
+        # Checked only when this argument is set (e.g. native_twin).
+        self.if_param = if_param
 
     def validate(self, context, config, plugin_cls, plugin_cfg):
         if self.unless_param and _arg(config, self.unless_param):
+            return
+        if self.if_param and not _arg(config, self.if_param):
             return
         value = _arg(config, self.param_name)
         if value is None and self.conf_default:

@@ -103,3 +103,34 @@ class StartBarrierTestCase(unittest.TestCase):
             sync.wait(1, 0)
         self.assertLess(time.monotonic() - started, 2)
         aborter.join(5)
+
+
+def _voter(sync, iteration, vote, results):
+    sync.wait(iteration, 0, vote=vote)
+    results.put((iteration, sync.voted(iteration, 0)))
+
+
+class VoteTestCase(unittest.TestCase):
+    """The wave decides together: one vote at a point is seen by all."""
+
+    def votes(self, votes):
+        sync = barrier.StartBarrier(times=len(votes), concurrency=len(votes),
+                                    points=2, timeout=10)
+        context = multiprocessing.get_context("fork")
+        results = context.Queue()
+        procs = [context.Process(target=_voter,
+                                 args=(sync, i + 1, vote, results))
+                 for i, vote in enumerate(votes)]
+        for proc in procs:
+            proc.start()
+        found = dict(results.get(timeout=30) for _ in procs)
+        for proc in procs:
+            proc.join(10)
+        return found
+
+    def test_one_vote_is_seen_by_the_whole_wave(self):
+        self.assertEqual({1: True, 2: True, 3: True},
+                         self.votes([False, True, False]))
+
+    def test_no_vote_no_decision(self):
+        self.assertEqual({1: False, 2: False}, self.votes([False, False]))

@@ -32,6 +32,7 @@ from rally.task import context
 from rally.task import runner
 
 from rally_container_bench import abort
+from rally_container_bench import foreign_load
 
 LOG = logging.getLogger(__name__)
 
@@ -139,6 +140,9 @@ class GracefulInterrupt(context.Context):
     def setup(self):
         self._previous = {}
         self._watcher = None
+        # The harness whose processes count as the measurement's own CPU
+        # (foreign_load): this process, before Rally forks its runners.
+        foreign_load.set_harness(os.getpid())
         if threading.current_thread() is not threading.main_thread():
             return  # only the main thread may set signal handlers
         abort.arm()  # before Rally forks the runner's processes

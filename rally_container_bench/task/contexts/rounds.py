@@ -4,7 +4,10 @@ Task files that split each platform x step into R rounds (each round runs
 every platform once, in a seeded shuffled order) mark every workload with
 its round and the seed. Nothing is set up: the comparison report reads it
 back from the results to show the round-to-round spread and to flag a
-platform whose effect changes sign between rounds.
+platform whose effect changes sign between rounds. ``looks``: a
+sequential run (``rcbench decide``) looks at its cells after each round,
+at most this many times: the report's verdicts then take alpha / looks
+(report/sequential.py).
 """
 
 from rally.task import context
@@ -19,7 +22,8 @@ class Round(context.Context):
         "required": ["round", "rounds"],
         "properties": {"round": {"type": "integer", "minimum": 1},
                        "rounds": {"type": "integer", "minimum": 1},
-                       "seed": {"type": "integer"}}}
+                       "seed": {"type": "integer"},
+                       "looks": {"type": "integer", "minimum": 1}}}
 
     def setup(self):
         pass

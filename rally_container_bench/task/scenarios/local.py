@@ -2,6 +2,7 @@
 
 import contextlib
 import functools
+import tempfile
 
 from rally.common import validation
 from rally.task import scenario
@@ -11,6 +12,7 @@ from rally_container_bench.drivers import native
 from rally_container_bench.drivers import registry
 from rally_container_bench.drivers import tuning as tuning_lib
 from rally_container_bench import opts
+from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.task.scenarios import phases
 from rally_container_bench.task.scenarios import sysbench_utils
 
@@ -68,13 +70,18 @@ class BootAndDelete(LocalInstancesScenario):
 @validation.add("rcbench_engine_ready", driver_param="driver")
 @validation.add("rcbench_sysbench_tests", param_name="tests")
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
+@validation.add("number", param_name="repeat", minval=1, integer_only=True,
+                nullable=True)
 @validation.add("rcbench_container_tuning", param_name="tuning",
                 driver_param="driver")
+@validation.add("rcbench_local_executable", param_name="sysbench_path",
+                conf_default="sysbench_path", if_param="native_twin")
 @scenario.configure(name="LocalInstances.boot_sysbench_delete",
                     platform="default", context=_CONTEXTS)
 class BootSysbenchDelete(LocalInstancesScenario):
 
-    def run(self, driver, tests, workdir=None, timeout=None, tuning=None):
+    def run(self, driver, tests, workdir=None, timeout=None, tuning=None,
+            native_twin=False, sysbench_path=None, repeat=1):
         """Boot an instance, run sysbench inside it over SSH, delete it.
 
         The phases of boot_and_delete, and between network and delete
@@ -88,19 +95,38 @@ class BootSysbenchDelete(LocalInstancesScenario):
             (default /root, or the volume with tuning.workdir_volume)
         :param timeout: seconds one sysbench command may take
         :param tuning: container knobs, as in boot_and_delete
+        :param native_twin: pair each sysbench or fio test with its native
+            twin: the same test on this host at the same concurrency,
+            right before or after it (the order alternates); the
+            comparison report then builds the verdict from the pairs'
+            ratios, so the host's drift cancels
+        :param sysbench_path: the native twin's sysbench (default: the
+            [container_bench] sysbench_path option)
+        :param repeat: measure each test (with its twin) this many times
+            in the instance: more pairs per boot, where booting costs
+            more than testing (a VM under TCG)
         """
         engine = self._driver(driver, tuning)
         workdir = workdir or engine.default_workdir
-        with self._instance(engine) as instance:
-            with contextlib.closing(engine.executor(instance)) as executor:
-                metadata = dict(self._metadata(engine),
-                                workdir=workdir,
-                                workdir_fs=filesystem_type(executor,
-                                                           workdir))
-                self.run_tests(executor, tests, "sysbench", workdir,
-                               timeout, metadata=metadata,
-                               endpoint=functools.partial(engine.endpoint,
-                                                          instance))
+        conf = opts.register()
+        with contextlib.ExitStack() as stack:
+            twin = None
+            if native_twin:
+                twin = measured_runs.Twin(
+                    native.NativeExecutor(),
+                    sysbench_path or conf.sysbench_path,
+                    stack.enter_context(tempfile.TemporaryDirectory(
+                        prefix="rcbench-native-", dir=conf.native_workdir)))
+            instance = stack.enter_context(self._instance(engine))
+            executor = stack.enter_context(
+                contextlib.closing(engine.executor(instance)))
+            metadata = dict(self._metadata(engine), workdir=workdir,
+                            workdir_fs=filesystem_type(executor, workdir))
+            self.run_tests(executor, tests, "sysbench", workdir, timeout,
+                           metadata=metadata, twin=twin, host_load=True,
+                           repeat=repeat or 1,
+                           endpoint=functools.partial(engine.endpoint,
+                                                      instance))
 
 
 def filesystem_type(executor, path):

@@ -12,6 +12,7 @@ from rally.task import atomic
 
 from rally_container_bench import abort
 from rally_container_bench.drivers import base
+from rally_container_bench import foreign_load
 from rally_container_bench import opts
 
 LOG = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ class InstancePhasesMixin:
         conf = opts.register()
         instance = None
         failed = False
+        own = foreign_load.Registry(conf)
         try:
             # An iteration Rally starts after an abort creates nothing.
             abort.check("starting an iteration")
@@ -50,6 +52,7 @@ class InstancePhasesMixin:
                 if driver.own_kernel:
                     self._guest_boot_time(driver, instance)
             driver.record_engine_times(instance)
+            own.add(instance.name, _host_pid(driver, instance))
             yield instance
         except BaseException:
             failed = True
@@ -61,6 +64,7 @@ class InstancePhasesMixin:
             raise
         finally:
             if instance is not None:
+                own.discard(instance.name)
                 try:
                     # Also when the task is being aborted: nothing stays.
                     with abort.shielded(), atomic.ActionTimer(self, "delete"):
@@ -94,6 +98,16 @@ class InstancePhasesMixin:
 
 
 GUEST_TITLE = "guest"
+
+
+def _host_pid(driver, instance):
+    """The instance's process on this host, for the foreign-load check."""
+    try:
+        return driver.host_pid(instance)
+    except base.DriverError as e:
+        LOG.warning("%s: its CPU is not told apart from foreign load: %s"
+                    % (instance.name, e))
+        return None
 
 
 def engine_times_table(instance, note):

@@ -6,17 +6,17 @@ additive StatsTable ("<metric> (<unit>)" rows, aggregated over the
 iterations by Rally), and the place it ran as a complete table.
 """
 
-import contextlib
-
 from rally import exceptions
 from rally.task import atomic
 
 from rally_container_bench import barrier
 from rally_container_bench.drivers import base
 from rally_container_bench.drivers import native
+from rally_container_bench import foreign_load
 from rally_container_bench import metrics
 from rally_container_bench import opts
 from rally_container_bench.report import overlap
+from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench import validity
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import fio_run
@@ -27,8 +27,8 @@ from rally_container_bench.workloads import tests as tests_lib
 ENVIRONMENT_TITLE = "environment"
 START_BARRIER_TITLE = "start barrier"
 VALIDITY_TITLE = "validity"
-VALIDITY_COLUMNS = ("test", "host_busy", "host_steal", "host_running_max",
-                    "clock_ratio", "clock_mismatch")
+VALIDITY_COLUMNS = measured_runs.CHECK_COLUMNS
+NATIVE_TWIN_PREFIX = "native twin: "
 
 
 # The tool whose version a test records, where it is not the test's own.
@@ -46,12 +46,15 @@ class StartBarrierMixin:
     Without that context every method is a no-op.
     """
 
-    def _at_start_barrier(self, point, label):
+    def _sync(self):
+        return barrier.current()
+
+    def _at_start_barrier(self, point, label, vote=False):
         sync = barrier.current()
         if sync is None:
             return
         waited, timed_out = sync.wait(self.context.get("iteration", 1),
-                                      point)
+                                      point, vote=vote)
         self._barrier_next = point + 1
         self.__dict__.setdefault("_barrier_waits", []).append(
             [label, round(waited, 3), "timed out" if timed_out else "no"])
@@ -76,7 +79,8 @@ class StartBarrierMixin:
                          "rows": waits}})
 
 
-class SysbenchScenarioMixin(StartBarrierMixin):
+class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
+                            StartBarrierMixin):
 
     def add_environment(self, environment):
         """Where the iteration ran: the comparison report groups by it."""
@@ -91,25 +95,34 @@ class SysbenchScenarioMixin(StartBarrierMixin):
 
     def run_tests(self, executor, tests, executable, workdir,
                   timeout=None, metadata=None, endpoint=None,
-                  synchronised=True):
+                  synchronised=True, twin=None, host_load=None, repeat=1):
         """Run every test, report each, raise if any failed.
 
         A failed test does not stop the others, so one bad test loses no
         other result of the iteration. endpoint(service) -> base.Endpoint:
         where this host reaches a server inside (iperf3, http tests).
         With a start barrier (and synchronised), each test starts when the
-        instance's whole wave is ready for it.
+        instance's whole wave is ready for it. twin: a measured_runs.Twin,
+        the native twin each test is paired with. host_load: watch this
+        host's foreign load during each run (default: when the executor
+        runs here) and re-measure disturbed runs. repeat: measure each
+        test (with its twin) this many times in a row.
         """
+        if host_load is None:
+            host_load = executor.on_host
         try:
             self._run_tests(executor, tests, executable, workdir, timeout,
-                            metadata, endpoint, synchronised)
+                            metadata, endpoint, synchronised, twin,
+                            host_load, repeat)
         finally:
             self._leave_start_barrier()
             self._start_barrier_table()
 
     def _run_tests(self, executor, tests, executable, workdir, timeout,
-                   metadata, endpoint, synchronised):
-        timeout = timeout or opts.register().command_timeout
+                   metadata, endpoint, synchronised, twin, host_load,
+                   repeat=1):
+        conf = opts.register()
+        timeout = timeout or conf.command_timeout
         specs = tests_lib.resolve_all(tests)
         versions = self._versions(executor, specs, executable, timeout)
         environment = dict(executor.describe(), **{
@@ -121,36 +134,26 @@ class SysbenchScenarioMixin(StartBarrierMixin):
             environment["start_barrier"] = (
                 "each test starts when the instance's wave of %d is ready "
                 "(timeout %g s)" % (sync.concurrency, sync.timeout))
+        plan = measured_runs.Plan(
+            executor=executor, executable=executable, workdir=workdir,
+            timeout=timeout, endpoint=endpoint, versions=versions, sync=sync,
+            twin=twin and twin._replace(versions=self._versions(
+                twin.executor, [s for s in specs if measured_runs.pairs(s)],
+                twin.executable, timeout)),
+            watch=foreign_load.Registry(conf) if host_load else None,
+            limit=conf.foreign_load_limit,
+            attempts=1 + (conf.remeasure_limit if host_load else 0),
+            tests=len(specs), repeats=repeat)
+        environment.update(plan.describe())
         self.add_environment(environment)
         failures, checks, records = [], [], []
-        clocked = not executor.on_host and not getattr(
-            executor, "replays", False)
-        for point, spec in enumerate(specs):
-            tool = spec.tool
-            # The guest's clock is read before the barrier: nothing but
-            # the test itself follows the wave's release.
-            before = _guest_clock(executor) if clocked else None
-            if sync is not None:
-                self._at_start_barrier(point, spec.label)
-            with _validity(executor, spec, before, checks):
-                try:
-                    run = self._run_one(executor, spec, versions, executable,
-                                        workdir, timeout, endpoint)
-                except common.WorkloadError as e:
-                    failures.append(str(e))
-                    if e.raw:
-                        self.add_output(complete=_raw_output(
-                            "%s %s" % (tool, spec.label), e.raw))
-                    continue
-            self._record_inside(run, executor.on_host, before)
-            found = metrics.records_of(tool, spec.label, run.result.metrics)
-            records += found
-            self.add_output(additive=_metrics_table(
-                tool, run, found, versions[tool],
-                getattr(spec, "threads", None)))
+        for index, spec in enumerate(specs):
+            failure = self._measure_test(plan, index, spec, checks, records)
+            if failure:
+                failures.append(failure)
         if sync is not None:
             # and none deletes its instance while others still test
-            self._at_start_barrier(len(specs), "(end of the tests)")
+            self._at_start_barrier(plan.end_point, "(end of the tests)")
         if records:
             self.add_output(complete=metrics.records_table(records))
         if checks:
@@ -179,10 +182,25 @@ class SysbenchScenarioMixin(StartBarrierMixin):
                 "name": overlap.INSIDE, "children": [], "failed": False,
                 "started_at": start, "finished_at": start + length.value})
 
+    def _read_clock(self, executor):
+        return _guest_clock(executor)
+
+    def _raw_output_table(self, label, raw):
+        self.add_output(complete=_raw_output(label, raw))
+
+    def _metrics_output(self, spec, run, records, version, twin=False):
+        table = _metrics_table(spec.tool, run, records, version,
+                               getattr(spec, "threads", None))
+        if twin:
+            table["title"] = NATIVE_TWIN_PREFIX + table["title"]
+            table["description"] = "On this host, paired with the "\
+                "instance's run: " + table["description"]
+        self.add_output(additive=table)
+
     def _run_one(self, executor, spec, versions, executable, workdir,
-                 timeout, endpoint):
+                 timeout, endpoint, timed=None):
         tool = spec.tool
-        timed = self._timer(tool)
+        timed = timed or self._timer(tool)
         if tool == "fio":
             return fio_run.run_test(executor, spec, "fio", workdir, timeout,
                                     timed=timed)
@@ -222,26 +240,6 @@ class SysbenchScenarioMixin(StartBarrierMixin):
         return versions
 
 
-@contextlib.contextmanager
-def _validity(executor, spec, first, checks):
-    """Host load during one test, and the instance's clock over it.
-
-    first: a ClockRead taken inside before the test (None: no clock).
-    """
-    before = validity.host_sample()
-    try:
-        yield
-    finally:
-        second = _guest_clock(executor) if first else None
-        load = validity.host_load(before, validity.host_sample())
-        clock = validity.clock_check(first, second) if second else {}
-        checks.append([
-            "%s.%s" % (spec.tool, spec.label), _share(load["busy"]),
-            _share(load["steal"]), load["running_max"],
-            "" if clock.get("ratio") is None else round(clock["ratio"], 5),
-            "yes" if clock.get("mismatch") else ("no" if clock else "")])
-
-
 def _guest_clock(executor):
     if executor is None:
         return None
@@ -251,17 +249,16 @@ def _guest_clock(executor):
         return None
 
 
-def _share(value):
-    return "" if value is None else round(value, 4)
-
-
 def _validity_table(checks):
     return {"title": VALIDITY_TITLE,
-            "description": "The Rally host's CPU during each test (busy and "
-                           "steal shares, most runnable tasks seen) and the "
-                           "instance's clock against the host's (guest "
-                           "elapsed / host elapsed; mismatch: beyond 2 %% "
-                           "whatever the SSH latency)",
+            "description": "The Rally host's CPU during each run of each "
+                           "test (busy and steal shares, most runnable "
+                           "tasks seen; foreign: cores busy with work that "
+                           "is neither the harness nor the task's instances, "
+                           "own: theirs; disturbed: foreign above the limit) "
+                           "and the instance's clock against the host's "
+                           "(guest elapsed / host elapsed; mismatch: beyond "
+                           "2 % whatever the SSH latency)",
             "chart_plugin": "Table",
             "data": {"cols": list(VALIDITY_COLUMNS), "rows": checks}}
 

@@ -1,0 +1,93 @@
+"""rcbench decide: the command line of the sequential run (decide.py)."""
+
+import os
+import sys
+
+import yaml
+
+DEFAULTS = {"budget_s": 600, "max_rounds": 6, "pairs_per_round": 3}
+MARGIN_KINDS = ("cpu", "memory", "disk", "network", "footprint", "phase",
+                "default")
+
+
+def margins_of(default, items):
+    """{kind: fraction} from --margin and KIND=FRACTION items."""
+    margins = {"default": default}
+    for item in items or []:
+        kind, _, value = item.partition("=")
+        if kind not in MARGIN_KINDS or not value:
+            raise ValueError("margin %s: give KIND=FRACTION, KIND one of %s"
+                             % (item, ", ".join(MARGIN_KINDS)))
+        margins[kind] = float(value)
+    return margins
+
+
+def _rally(config_file=None):
+    beside = os.path.join(os.path.dirname(sys.executable), "rally")
+    argv = [beside if os.path.exists(beside) else "rally"]
+    return argv + (["--config-file", config_file] if config_file else [])
+
+
+def _run(args):
+    from rally_container_bench import decide
+    from rally_container_bench.report import render
+
+    task_args = {}
+    if args.task_args_file:
+        with open(args.task_args_file) as f:
+            task_args = yaml.safe_load(f) or {}
+    settings = dict(DEFAULTS, **task_args.pop("decide", {}) or {})
+    for key in DEFAULTS:
+        if getattr(args, key) is not None:
+            settings[key] = getattr(args, key)
+    given = sorted((settings.get("margins") or {}).items())
+    margins = margins_of(args.margin, ["%s=%s" % item for item in given]
+                         + (args.margin_for or []))
+    if settings["budget_s"] <= 0 or settings["max_rounds"] < 1 \
+            or settings["pairs_per_round"] < 1:
+        raise ValueError("budget_s > 0, max_rounds >= 1 and "
+                         "pairs_per_round >= 1, not %r" % settings)
+    summary, report = decide.decide(
+        _rally(args.rally_config), args.task, task_args, args.env, args.out,
+        settings["budget_s"], settings["max_rounds"],
+        settings["pairs_per_round"], margins)
+    print()
+    print(render.to_markdown(report))
+    print("decided %d of %d cells in %d round(s), %.0f s of a %d s budget"
+          % (summary["decided"], summary["cells"], len(summary["rounds"]),
+             summary["elapsed_s"], summary["budget_s"]))
+    for cell in summary["undecided"]:
+        print("undecided: " + cell)
+    if summary["interrupted"]:
+        return 130
+    return 1 if summary["sla_failed"] else 0
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "decide", help="run rounds of a local task until every cell has a "
+        "verdict (paired with native twins) or the budget ends")
+    p.add_argument("--task", default="tasks/local_kvm_vs_containers.yaml")
+    p.add_argument("--task-args-file", help="platforms, concurrency, tests, "
+                   "seed and a 'decide' mapping of the settings below")
+    p.add_argument("--env", default="rcbench-local", help="Rally env")
+    p.add_argument("--rally-config", metavar="FILE",
+                   help="Rally's config file, as rally --config-file")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="results: rally.html/.json, comparison.*, "
+                        "decide.json, rally-task.log")
+    p.add_argument("--budget-s", dest="budget_s", type=float,
+                   help="seconds the run may take (default %d)"
+                        % DEFAULTS["budget_s"])
+    p.add_argument("--max-rounds", dest="max_rounds", type=int,
+                   help="rounds at most: alpha is spent over them "
+                        "(default %d)" % DEFAULTS["max_rounds"])
+    p.add_argument("--pairs-per-round", dest="pairs_per_round", type=int,
+                   help="pairs each cell gets per round, in whole waves "
+                        "(default %d)" % DEFAULTS["pairs_per_round"])
+    p.add_argument("--margin", type=float, default=0.02,
+                   help="equivalence margin (default 0.02)")
+    p.add_argument("--margin-for", action="append", metavar="KIND=FRACTION",
+                   help="the margin of one kind: %s" % ", ".join(
+                       MARGIN_KINDS[:-1]))
+    p.set_defaults(func=_run)

@@ -1,0 +1,101 @@
+"""Verdicts looked at after every round, with error rates that hold.
+
+A run that adds rounds until each cell is decided looks at the same cell
+again and again; at a fixed alpha each look is another chance of a
+wrong verdict. The procedure here spends alpha equally over the planned
+looks (Bonferroni: each look at alpha / K, K = the run's maximum number
+of rounds). Whatever the stopping rule — stop a cell at its first verdict,
+stop the run on a budget — the chance that any look's interval misses the
+true ratio is at most alpha, so a false "equivalent" (true difference
+beyond the margin) and a false "worse" or "better" (no true difference)
+each stay at or below alpha. It is conservative against O'Brien-Fleming
+boundaries, but needs no model of how the looks correlate, holds for
+Student's t on a handful of pairs, and lets cells drop out as they are
+decided. ``simulate`` checks the rates (tests/unit/test_sequential.py).
+
+Pure: numpy and scipy only.
+"""
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from rally_container_bench.report import equivalence
+
+METHOD = ("sequential: a look after every round, at most %d per cell, each "
+          "at alpha %.3g (alpha spent equally over the looks, Bonferroni): "
+          "a cell's verdict is final at its first look that decides it, "
+          "and its error rates stay at or below alpha under any stopping")
+
+
+def look_alpha(looks):
+    """Alpha of one look of a run planned for ``looks`` looks (or None)."""
+    return equivalence.ALPHA / looks if looks else equivalence.ALPHA
+
+
+def pair_sd(values, twins):
+    """SD of the within-pair log ratios: a test's noise, pairs cancelled."""
+    if len(values) < 2:
+        return None
+    return float(np.std(np.log(values) - np.log(twins), ddof=1))
+
+
+def time_to_verdict(collected, key, verdict):
+    """Seconds from the run's first iteration to the cell's last, or None.
+
+    Only for a sequential run's decided cells: a decided cell is measured
+    no more, so its last iteration ended the round that decided it.
+    """
+    if not collected.looks or verdict in (None, "inconclusive"):
+        return None
+    ended = collected.ended.get(key)
+    if ended is None or collected.started is None:
+        return None
+    return round(ended - collected.started, 1)
+
+
+def decisions(d, se, df, bound, alpha):
+    """Arrays of (equivalent, beyond) of estimates d with standard errors."""
+    quantile = stats.t.ppf(1 - alpha / 2, df)
+    low, high = d - quantile * se, d + quantile * se
+    equivalent = (low > -bound) & (high < bound)
+    beyond = ~equivalent & (np.abs(d) > quantile * se) & (np.abs(d) > bound)
+    return equivalent, beyond
+
+
+def simulate(effect, sd, pairs_per_look, looks, margin, repeats=4000,
+             seed=1, alpha=equivalence.ALPHA, spend=True):
+    """Rates of each final verdict of a cell decided look by look.
+
+    effect: the true log ratio; sd: of one pair's log ratio. Each repeat
+    adds pairs_per_look pairs per look and stops at its first verdict.
+    Returns {equivalent, worse_or_better, opposite, undecided} shares,
+    opposite: "worse/better" in the direction against the true effect
+    (or any, when effect is 0). spend=False: every look at alpha, the
+    naive procedure whose errors add up.
+    """
+    rng = np.random.default_rng(seed)
+    bound = math.log1p(margin)
+    per_look = alpha / looks if spend else alpha
+    ratios = rng.normal(effect, sd, (repeats, pairs_per_look * looks))
+    open_ = np.ones(repeats, dtype=bool)
+    outcome = {"equivalent": 0, "worse_or_better": 0, "opposite": 0}
+    for look in range(1, looks + 1):
+        n = pairs_per_look * look
+        if n < equivalence.MIN_N:
+            continue
+        seen = ratios[:, :n]
+        d = seen.mean(axis=1)
+        se = seen.std(axis=1, ddof=1) / math.sqrt(n)
+        equivalent, beyond = decisions(d, se, n - 1, bound, per_look)
+        equivalent &= open_
+        beyond &= open_
+        outcome["equivalent"] += int(equivalent.sum())
+        wrong_way = (np.sign(d) != np.sign(effect)) if effect else beyond
+        outcome["opposite"] += int((beyond & wrong_way).sum())
+        outcome["worse_or_better"] += int(beyond.sum())
+        open_ &= ~(equivalent | beyond)
+    shares = {k: v / repeats for k, v in outcome.items()}
+    shares["undecided"] = float(open_.mean())
+    return shares

@@ -1,0 +1,245 @@
+"""One test, measured as a verdict needs it: paired, watched, re-measured.
+
+An attempt of a test is its run in the instance and, where a native twin
+is given, the same test on this host at the same concurrency right
+before or after it (the order alternates between tests, attempts and
+waves), so the host's drift between minutes cancels in the pair's ratio.
+Around each run the host's foreign load is measured (foreign_load); an
+attempt beside more than the limit is disturbed and measured again, up
+to a bound. In a synchronised wave every instance votes at the end of an
+attempt and the whole wave re-measures together, so N stay N at once.
+
+Every attempt is kept in the iteration's results (records with their
+attempt, order, foreign load and whether they were disturbed or
+superseded); the report uses the final, undisturbed ones.
+"""
+
+import collections
+import dataclasses
+
+from rally_container_bench import foreign_load
+from rally_container_bench import metrics
+from rally_container_bench import validity
+from rally_container_bench.workloads import common
+
+INSTANCE = "instance"
+NATIVE_TWIN = "native twin"
+# Tools whose test runs the same on the host as inside an instance.
+PAIRED_TOOLS = ("sysbench", "fio")
+# Barrier points of one attempt: the first run, the second, the decision.
+SLOTS = 3
+
+Twin = collections.namedtuple("Twin", "executor executable workdir versions",
+                              defaults=(None,))
+
+
+def pairs(spec):
+    return spec.tool in PAIRED_TOOLS
+
+
+@dataclasses.dataclass
+class Plan:
+    """How an iteration measures its tests (one per run_tests call)."""
+
+    executor: object
+    executable: str
+    workdir: str
+    timeout: float
+    endpoint: object
+    versions: dict
+    sync: object
+    twin: Twin
+    watch: object  # foreign_load.Registry, or None: no foreign load here
+    limit: float
+    attempts: int
+    tests: int
+    repeats: int = 1
+
+    def point(self, index, repeat, attempt, slot):
+        return (((index * self.repeats + repeat) * self.attempts + attempt)
+                * SLOTS + slot)
+
+    @property
+    def end_point(self):
+        return self.tests * self.repeats * self.attempts * SLOTS
+
+    def roles(self, spec, order):
+        if self.twin is None or not pairs(spec):
+            return [INSTANCE]
+        return [INSTANCE, NATIVE_TWIN][::1 if order == 0 else -1]
+
+    def describe(self):
+        facts = {}
+        if self.twin is not None:
+            facts["native_twin"] = (
+                "each test paired with the same test on this host at the "
+                "same concurrency, right before or after it (alternating)")
+        if self.repeats > 1:
+            facts["repeat"] = "each test measured %d times" % self.repeats
+        if self.watch is not None:
+            facts["foreign_load_limit"] = (
+                "%g cores (a disturbed test is measured again, at most %d "
+                "time(s))" % (self.limit, self.attempts - 1))
+        return facts
+
+
+@dataclasses.dataclass
+class Outcome:
+    role: str
+    run: object = None
+    error: Exception = None
+    load: dict = None  # foreign_load.load: foreign, own, busy cores
+    host: dict = None  # validity.host_load
+    clock: dict = None
+    started_clock: object = None
+    limit: float = None
+
+    @property
+    def disturbed(self):
+        foreign = (self.load or {}).get("foreign")
+        return foreign is not None and foreign > self.limit
+
+
+class MeasuredRunsMixin:
+    """The attempts of one test; needs SysbenchScenarioMixin's helpers."""
+
+    def _measure_test(self, plan, index, spec, checks, records):
+        """Measure one test (repeat times); return its failures, or None."""
+        failures = [self._measure_repeat(plan, index, repeat, spec, checks,
+                                         records)
+                    for repeat in range(plan.repeats)]
+        return " | ".join(f for f in failures if f) or None
+
+    def _measure_repeat(self, plan, index, repeat, spec, checks, records):
+        for attempt in range(plan.attempts):
+            order = (self._wave() + index + repeat + attempt) % 2
+            at = (index, repeat, attempt)
+            outcomes = [self._measured_run(plan, at, spec, slot, role)
+                        for slot, role in enumerate(plan.roles(spec, order))]
+            again = self._remeasure(plan, at, spec,
+                                    any(o.disturbed for o in outcomes))
+            final = not again or attempt == plan.attempts - 1
+            failure = self._keep(plan, spec, at, order, final, outcomes,
+                                 checks, records)
+            if final:
+                return failure
+
+    def _wave(self):
+        iteration = self.context.get("iteration", 1)
+        sync = self._sync()
+        return sync.wave_of(iteration) if sync else iteration - 1
+
+    def _remeasure(self, plan, at, spec, disturbed):
+        """Whether the attempt is measured again (the wave's vote)."""
+        if plan.attempts == 1:
+            return False
+        if plan.sync is None:
+            return disturbed
+        point = plan.point(*at, SLOTS - 1)
+        self._at_start_barrier(point, "%s (re-measure?)" % spec.label,
+                               vote=disturbed)
+        return plan.sync.voted(self.context.get("iteration", 1), point)
+
+    def _measured_run(self, plan, at, spec, slot, role):
+        inside = role == INSTANCE
+        executor = plan.executor if inside else plan.twin.executor
+        clocked = inside and not executor.on_host and not getattr(
+            executor, "replays", False)
+        outcome = Outcome(role, limit=plan.limit)
+        # The guest's clock is read before the barrier: nothing but
+        # the test itself follows the wave's release.
+        outcome.started_clock = self._read_clock(executor) if clocked \
+            else None
+        if plan.sync is not None:
+            label = spec.label if inside else "%s (%s)" % (spec.label, role)
+            self._at_start_barrier(plan.point(*at, slot), label)
+        host = validity.host_sample()
+        own = foreign_load.Sample(plan.watch) if plan.watch else None
+        try:
+            if inside:
+                outcome.run = self._run_one(
+                    executor, spec, plan.versions, plan.executable,
+                    plan.workdir, plan.timeout, plan.endpoint)
+            else:
+                outcome.run = self._run_one(
+                    executor, spec, plan.twin.versions, plan.twin.executable,
+                    plan.twin.workdir, plan.timeout, None,
+                    timed=common.untimed)
+        except common.WorkloadError as e:
+            outcome.error = e
+        if own is not None:
+            outcome.load = foreign_load.load(
+                own, foreign_load.Sample(plan.watch))
+        outcome.host = validity.host_load(host, validity.host_sample())
+        second = self._read_clock(executor) if outcome.started_clock \
+            else None
+        outcome.clock = validity.clock_check(
+            outcome.started_clock, second) if second else {}
+        if inside and outcome.run is not None:
+            self._record_inside(outcome.run, executor.on_host,
+                                outcome.started_clock)
+        return outcome
+
+    def _keep(self, plan, spec, at, order, final, outcomes, checks,
+              records):
+        """Write an attempt into the iteration's results."""
+        _, repeat, attempt = at
+        last = final and repeat == plan.repeats - 1
+        disturbed = any(o.disturbed for o in outcomes)
+        failures = []
+        for outcome in outcomes:
+            checks.append(_check_row(spec, attempt, outcome, (
+                "re-measured" if not final else
+                "left out: disturbed" if disturbed else "used")))
+            twin = outcome.role == NATIVE_TWIN
+            if outcome.error is not None:
+                if final:
+                    failures.append(("native twin: " if twin else "")
+                                    + str(outcome.error))
+                    if outcome.error.raw:
+                        self._raw_output_table(
+                            "%s%s %s" % ("native twin " if twin else "",
+                                         spec.tool, spec.label),
+                            outcome.error.raw)
+                continue
+            facts = dict(attempt=attempt + 1, final=final,
+                         repeat=repeat + 1, disturbed=disturbed, order=(
+                             "instance first" if order == 0
+                             else "native first"))
+            if outcome.load and outcome.load.get("foreign") is not None:
+                facts["foreign_cores"] = round(outcome.load["foreign"], 3)
+            if twin:
+                facts["twin"] = "native"
+            elif len(outcomes) > 1:
+                facts["paired"] = True
+            found = metrics.records_of(spec.tool, spec.label,
+                                       outcome.run.result.metrics, **facts)
+            records.extend(found)
+            if last:  # Rally's tables: one value per iteration
+                versions = plan.twin.versions if twin else plan.versions
+                self._metrics_output(spec, outcome.run, found,
+                                     versions[spec.tool], twin)
+        return " | ".join(failures) or None
+
+
+def _check_row(spec, attempt, outcome, verdicts):
+    host, load, clock = outcome.host or {}, outcome.load or {}, \
+        outcome.clock or {}
+    return [
+        "%s.%s" % (spec.tool, spec.label), outcome.role, attempt + 1,
+        _rounded(host.get("busy")), _rounded(host.get("steal")),
+        host.get("running_max"), _rounded(load.get("foreign"), 3),
+        _rounded(load.get("own"), 3),
+        "yes" if outcome.disturbed else ("no" if load else ""),
+        "" if clock.get("ratio") is None else round(clock["ratio"], 5),
+        "yes" if clock.get("mismatch") else ("no" if clock else ""),
+        verdicts]
+
+
+CHECK_COLUMNS = ("test", "run", "attempt", "host_busy", "host_steal",
+                 "host_running_max", "foreign_cores", "own_cores",
+                 "disturbed", "clock_ratio", "clock_mismatch", "verdicts")
+
+
+def _rounded(value, digits=4):
+    return "" if value is None else round(value, digits)

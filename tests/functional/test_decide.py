@@ -1,0 +1,113 @@
+"""rcbench decide on Docker and this host, with a CPU hog beside it.
+
+A real sequential run (rounds of tasks/local_kvm_vs_containers.yaml,
+each Docker test paired with its native twin) while a CPU hog outside
+Rally's process tree runs during the first seconds of round 1: the runs
+beside it are flagged with their foreign load and measured again; the
+run still decides docker's cpu cell at 1 and 2 at once, within its
+budget, from undisturbed pairs.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import yaml
+
+from rally_container_bench.drivers import base
+from tests.functional import helpers
+
+TASK = os.path.join(helpers.TOP, "tasks", "local_kvm_vs_containers.yaml")
+HOG_S = 20
+
+
+class DecideWithHogTestCase(helpers.DockerRallyTestCase):
+
+    def test_hog_is_flagged_and_remeasured_and_cells_are_decided(self):
+        args = os.path.join(self.home.path, "args.yaml")
+        with open(args, "w") as f:
+            yaml.safe_dump({
+                "platforms": ["native", "docker"], "concurrency": [1, 2],
+                "tests": ["quick-cpu"], "seed": 7,
+                "decide": {"budget_s": 420, "max_rounds": 4,
+                           "pairs_per_round": 3}}, f)
+        out = os.path.join(self.home.path, "decide")
+        env = dict(os.environ, HOME=self.home.path,
+                   XDG_CACHE_HOME=helpers.CACHE_HOME)
+        run = subprocess.Popen(
+            [os.path.join(helpers.BIN, "rcbench"), "decide", "--task", TASK,
+             "--task-args-file", args, "--env", "local", "--out", out,
+             "--rally-config", self.home.conf],
+            cwd=helpers.TOP, env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.addCleanup(helpers.kill_group, run.pid)
+        log = os.path.join(out, "rally-task.log")
+
+        def first_iteration():
+            return os.path.exists(log) and "ITER: 1 START" in open(log).read()
+        base.wait_until(first_iteration, 300, 0.2, "round 1's first test")
+        # A neighbour's job: outside Rally's tree, one core, bounded.
+        hog = subprocess.Popen(
+            ["timeout", str(HOG_S), "sh", "-c", "while :; do :; done"],
+            start_new_session=True)
+        self.addCleanup(_stop, hog)
+        started = time.monotonic()
+        output, _ = run.communicate(timeout=900)
+        self.assertEqual(0, run.returncode, output[-4000:])
+        self.assertGreater(time.monotonic() - started, HOG_S)
+
+        with open(os.path.join(out, "decide.json")) as f:
+            summary = json.load(f)
+        self.assertEqual(2, summary["cells"])
+        self.assertEqual(2, summary["decided"], summary)
+        self.assertLessEqual(summary["elapsed_s"], 420 + 120)
+        self.assertIn("cells decided", output)  # the progress lines
+
+        with open(os.path.join(out, "rally.json")) as f:
+            document = json.load(f)
+        checks = [row for w in helpers.workloads(document)
+                  for i in w["data"] for row in _rows(i, "validity")]
+        disturbed = [c for c in checks if c["disturbed"] == "yes"]
+        self.assertTrue(disturbed, "no run flagged beside the hog")
+        for check in disturbed:
+            self.assertGreaterEqual(float(check["foreign_cores"]), 0.5)
+            self.assertIn(check["verdicts"],
+                          ("re-measured", "left out: disturbed"))
+        self.assertTrue([c for c in checks if int(c["attempt"]) > 1],
+                        "nothing was measured again")
+        # Rally's own view: the instance's and the twin's tables
+        titles = {t["title"] for w in helpers.workloads(document)
+                  for i in w["data"] for t in i["output"]["additive"]}
+        self.assertIn("sysbench cpu", titles)
+        self.assertIn("native twin: sysbench cpu", titles)
+
+        with open(os.path.join(out, "comparison.json")) as f:
+            report = json.load(f)
+        rows = [r for r in report["rows"]
+                if r["metric"] == "sysbench.cpu.events_per_s"
+                and r["platform"] != "native"]
+        self.assertEqual(2, len(rows))
+        for row in rows:
+            self.assertIn(row["verdict"], ("equivalent", "worse", "better"))
+            self.assertGreaterEqual(row["pairs"], 3)
+            self.assertIsNotNone(row["time_to_verdict_s"])
+        self.assertGreater(report["disturbance"]["disturbed"], 0)
+        with open(os.path.join(out, "comparison.md")) as f:
+            self.assertIn("Foreign load:", f.read())
+        self.assertEqual([], self.containers())
+
+
+def _rows(iteration, title):
+    for table in iteration["output"]["complete"]:
+        if table["title"] == title:
+            cols = table["data"]["cols"]
+            return [dict(zip(cols, row)) for row in table["data"]["rows"]]
+    return []
+
+
+def _stop(proc):
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)

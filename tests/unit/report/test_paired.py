@@ -1,0 +1,146 @@
+"""Verdicts from pairs: drift cancels, disturbed runs stay out, shown.
+
+The documents are built here in the shape the scenarios write (a
+"metric records" table per iteration, a "validity" table per run): the
+recorded real runs are in tests/functional/test_decide.py.
+"""
+
+import json
+import unittest
+
+import numpy as np
+
+from rally_container_bench import metrics
+from rally_container_bench.report import comparison
+from rally_container_bench.report import equivalence
+from rally_container_bench.report import render
+from rally_container_bench.task.scenarios import measured_runs
+
+METRIC = "sysbench.cpu.events_per_s"
+
+
+def _records(value, twin, attempt=1, final=True, disturbed=False):
+    facts = dict(tool="sysbench", test="cpu", attempt=attempt, final=final,
+                 disturbed=disturbed, order="instance first")
+    found = [metrics.Record(METRIC, value, "events/s", True,
+                            dict(facts, paired=True))]
+    if twin is not None:
+        found.append(metrics.Record(METRIC, twin, "events/s", True,
+                                    dict(facts, twin="native")))
+    return found
+
+
+def _check(attempt, run, foreign, disturbed, verdicts):
+    row = dict.fromkeys(measured_runs.CHECK_COLUMNS, "")
+    row.update(test="sysbench.cpu", run=run, attempt=attempt,
+               foreign_cores=foreign, disturbed="yes" if disturbed else "no",
+               verdicts=verdicts)
+    return [row[c] for c in measured_runs.CHECK_COLUMNS]
+
+
+def _iteration(records, checks, at):
+    return {"timestamp": at, "duration": 10.0, "error": [],
+            "atomic_actions": [],
+            "output": {"additive": [], "complete": [
+                {"title": "environment", "chart_plugin": "Table",
+                 "data": {"cols": ["key", "value"],
+                          "rows": [["driver", "docker"],
+                                   ["runtime", "runc"]]}},
+                metrics.records_table(records),
+                {"title": "validity", "chart_plugin": "Table",
+                 "data": {"cols": list(measured_runs.CHECK_COLUMNS),
+                          "rows": checks}}]}}
+
+
+def _document(iterations, looks=None):
+    round_of = {"round": 1, "rounds": looks or 1}
+    if looks:
+        round_of["looks"] = looks
+    return {"tasks": [{"uuid": "t", "subtasks": [{"workloads": [{
+        "scenario": {"LocalInstances.boot_sysbench_delete": {
+            "driver": "docker"}},
+        "runner": {"constant": {"times": len(iterations),
+                                "concurrency": 1}},
+        "contexts": {"rcbench_round": round_of},
+        "data": iterations}]}]}]}
+
+
+def _drifting(n=12, effect=0.995, seed=3):
+    """Pairs on a host whose speed drifts by +-15 % between pairs."""
+    rng = np.random.default_rng(seed)
+    drift = 1 + 0.15 * np.sin(np.arange(n))
+    twins = 1000 * drift * rng.normal(1, 0.003, n)
+    values = twins * effect * rng.normal(1, 0.003, n)
+    return values, twins
+
+
+class PairedVerdictTestCase(unittest.TestCase):
+
+    def test_drift_cancels_in_the_pairs_not_in_the_groups(self):
+        values, twins = _drifting()
+        paired = equivalence.paired_effect(values, twins, True)
+        unpaired = equivalence.effect(values, twins, True)
+        self.assertEqual("equivalent", paired.verdict)
+        self.assertEqual("inconclusive", unpaired.verdict)
+        self.assertLess(paired.ci_high - paired.ci_low, 0.01)
+
+    def test_report_uses_the_pairs_and_keeps_native_level(self):
+        values, twins = _drifting()
+        document = _document([_iteration(
+            _records(v, t), [_check(1, "instance", 0.01, False, "used")],
+            1000 + 20 * i) for i, (v, t) in enumerate(zip(values, twins))])
+        report = comparison.build([document])
+        (row,) = comparison.rows_for(report, METRIC, "docker-runc")
+        self.assertEqual(("equivalent", 12), (row["verdict"], row["pairs"]))
+        self.assertAlmostEqual(-0.005, row["change"], delta=0.003)
+        (native,) = comparison.rows_for(report, METRIC, "native")
+        self.assertAlmostEqual(np.mean(twins), native["mean"])
+        self.assertIsNotNone(row["pair_sd"])
+        self.assertEqual("cpu", report["noise"][0]["kind"])
+
+    def test_disturbed_and_superseded_attempts_stay_out_and_are_shown(self):
+        values, twins = _drifting()
+        iterations = []
+        for i, (v, t) in enumerate(zip(values, twins)):
+            final = 2 if i < 4 else 1
+            records = _records(v, t, attempt=final)
+            checks = [_check(final, "instance", 0.02, False, "used")]
+            if i < 3:  # a first attempt 40 % slower beside a hog
+                records = _records(0.6 * v, t, attempt=1, final=False,
+                                   disturbed=True) + records
+                checks.insert(0, _check(1, "instance", 1.1, True,
+                                        "re-measured"))
+            if i == 3:  # still disturbed at the last attempt
+                records = _records(0.6 * v, t, attempt=2, disturbed=True)
+                checks = [_check(2, "instance", 0.9, True,
+                                 "left out: disturbed")]
+            iterations.append(_iteration(records, checks, 1000 + 20 * i))
+        report = comparison.build([_document(iterations)])
+        (row,) = comparison.rows_for(report, METRIC, "docker-runc")
+        self.assertEqual(11, row["pairs"])
+        self.assertEqual("equivalent", row["verdict"])
+        self.assertEqual({"runs": 15, "disturbed": 4, "remeasured": 4,
+                          "left_out": 1, "foreign_cores": 1.1},
+                         report["disturbance"])
+        (flag,) = report["steps"][0]["flags"]
+        self.assertIn("4 of 15 test runs disturbed", flag)
+        self.assertIn("1 left out of verdicts", flag)
+        for text in (render.to_markdown(report), render.to_html(report),
+                     render.to_csv(report), render.to_json(report)):
+            self.assertIn("disturbed", text)
+
+    def test_a_sequential_run_spends_alpha_and_times_its_verdicts(self):
+        values, twins = _drifting()
+        iterations = [_iteration(_records(v, t), [], 1000 + 20 * i)
+                      for i, (v, t) in enumerate(zip(values, twins))]
+        single = comparison.build([_document(iterations)])
+        looked = comparison.build([_document(iterations, looks=6)])
+        (one,) = comparison.rows_for(single, METRIC, "docker-runc")
+        (six,) = comparison.rows_for(looked, METRIC, "docker-runc")
+        self.assertAlmostEqual(equivalence.ALPHA / 6, six["alpha"])
+        self.assertGreater(six["change_ci_high"] - six["change_ci_low"],
+                           one["change_ci_high"] - one["change_ci_low"])
+        # from the first iteration's start to the cell's last end
+        self.assertEqual(20 * 11 + 10.0, six["time_to_verdict_s"])
+        self.assertIsNone(one["time_to_verdict_s"])
+        self.assertIn("sequential", json.dumps(looked["methods"]))

@@ -1,0 +1,107 @@
+"""rcbench decide's pure parts: cells, plans, what is still undecided,
+and the progress it shows. The real run: tests/functional/test_decide.py.
+"""
+
+import io
+import unittest
+
+from rally_container_bench import cli_decide
+from rally_container_bench import decide
+
+ARGS = {"platforms": ["native", "kvm", "docker"], "concurrency": [1, 2],
+        "tests": ["quick-cpu", "quick-memory-read"],
+        "max_concurrency": {"kvm": 1}}
+
+
+class PlanTestCase(unittest.TestCase):
+
+    def test_cells_leave_out_native_and_capped_steps(self):
+        self.assertEqual(
+            {("kvm", 1), ("docker", 1), ("docker", 2)},
+            set(decide.cells_of(ARGS)))
+
+    def test_a_round_is_whole_waves_with_at_least_the_pairs(self):
+        self.assertEqual(3, decide.times_for(1, 3))
+        self.assertEqual(4, decide.times_for(2, 3))
+        self.assertEqual(32, decide.times_for(32, 3))
+        self.assertEqual((3, 2, 1), tuple(decide.repeats_for(step, 3)
+                                          for step in (1, 2, 32)))
+
+    def test_rounds_are_shuffled_by_seed_and_round(self):
+        cells = decide.cells_of(ARGS)
+        first = decide.plan_round(cells, 1, 1, 3)
+        self.assertEqual(first, decide.plan_round(cells, 1, 1, 3))
+        orders = {tuple(tuple(c[:2]) for c in decide.plan_round(
+            cells, number, 1, 3)) for number in range(1, 7)}
+        self.assertGreater(len(orders), 1)
+        self.assertEqual(sorted(cells), sorted(
+            (p, s) for p, s, _, _, _ in first))
+
+    def test_natives_and_decided_cells(self):
+        cells = {("docker", 1): ["quick-cpu"], ("docker", 2): []}
+        plan = decide.plan_round(cells, 1, 1, 3,
+                                 natives=[(1, ["quick-cpu"])])
+        # one wave per platform cell, its tests repeated: 3 pairs
+        self.assertEqual(sorted([["docker", 1, ["quick-cpu"], 1, 3],
+                                 ["native", 1, ["quick-cpu"], 3, 1]]),
+                         sorted(plan))
+
+
+def _report(verdicts):
+    """A comparison report's shape: {(label, step, metric): verdict}."""
+    rows = [{"platform": label, "concurrency": step, "metric": metric,
+             "verdict": verdict} for (label, step, metric), verdict
+            in verdicts.items()]
+    names = {metric for (_, _, metric) in verdicts}
+    return {"platforms": [{"driver": "kvm", "label": "qemu-tcg"},
+                          {"driver": "docker", "label": "docker-runc"}],
+            "metrics": [{"name": n, "headline": True} for n in names]
+            + [{"name": "sysbench.cpu.latency_avg_ms", "headline": False}],
+            "rows": rows}
+
+
+class UndecidedTestCase(unittest.TestCase):
+
+    def test_a_test_is_decided_by_its_headline_metric(self):
+        report = _report({
+            ("qemu-tcg", 1, "sysbench.cpu.events_per_s"): "worse",
+            ("qemu-tcg", 1, "sysbench.memory.read.mib_per_s"):
+                "inconclusive",
+            ("docker-runc", 1, "sysbench.cpu.events_per_s"): "equivalent",
+            ("docker-runc", 1, "sysbench.memory.read.mib_per_s"): "better",
+            ("docker-runc", 2, "sysbench.cpu.events_per_s"): None})
+        report["rows"].append({"platform": "docker-runc", "concurrency": 1,
+                               "metric": "sysbench.cpu.latency_avg_ms",
+                               "verdict": "inconclusive"})
+        left = decide.undecided(report, decide.cells_of(ARGS))
+        self.assertEqual({("kvm", 1): ["quick-memory-read"],
+                          ("docker", 1): [],
+                          # no row yet (the round failed): still to do
+                          ("docker", 2): ["quick-cpu", "quick-memory-read"]},
+                         left)
+
+
+class ProgressTestCase(unittest.TestCase):
+
+    def test_a_file_gets_a_line_when_the_run_moves_on(self):
+        out = io.StringIO()
+        progress = decide.Progress(600, out)
+        progress.state.update(looks=6, cells=10, decided=0)
+        progress.update(round=1, planned=12, done=0, where="docker at 1")
+        progress.update(round=1)  # nothing new: no line
+        progress.update(done=3)
+        progress.say("round 1: done")
+        lines = out.getvalue().splitlines()
+        self.assertEqual(3, len(lines), lines)
+        self.assertIn("round 1 of at most 6 | docker at 1 | iterations 0 "
+                      "of 12 | cells decided 0 of 10 | budget left", lines[0])
+        self.assertIn("iterations 3 of 12", lines[1])
+
+
+class SettingsTestCase(unittest.TestCase):
+
+    def test_margins_by_kind(self):
+        self.assertEqual({"default": 0.02, "disk": 0.1},
+                         cli_decide.margins_of(0.02, ["disk=0.1"]))
+        with self.assertRaises(ValueError):
+            cli_decide.margins_of(0.02, ["fileio=0.1"])
