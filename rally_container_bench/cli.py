@@ -211,7 +211,7 @@ def _compare(args):
     from rally_container_bench.report import comparison
     from rally_container_bench.report import render
 
-    margins = cli_decide.margins_of(args.margin, args.margin_for)
+    margins = cli_decide.margins_of(args.margin, args.margin_for, auto=False)
     report = comparison.build(cli_periodic.documents(*args.files),
                               title=args.title, margins=margins)
     os.makedirs(args.out, exist_ok=True)

@@ -10,15 +10,19 @@ MARGIN_KINDS = ("cpu", "memory", "disk", "network", "footprint", "phase",
                 "default")
 
 
-def margins_of(default, items):
-    """{kind: fraction} from --margin and KIND=FRACTION items."""
+def margins_of(default, items, auto=True):
+    """{kind: fraction or "auto"} from --margin and KIND=VALUE items."""
     margins = {"default": default}
     for item in items or []:
         kind, _, value = item.partition("=")
         if kind not in MARGIN_KINDS or not value:
-            raise ValueError("margin %s: give KIND=FRACTION, KIND one of %s"
+            raise ValueError("margin %s: give KIND=FRACTION or KIND=auto, "
+                             "KIND one of %s"
                              % (item, ", ".join(MARGIN_KINDS)))
-        margins[kind] = float(value)
+        if value == "auto" and not auto:
+            raise ValueError("margin %s: auto is for rcbench decide, which "
+                             "chooses it from its first round" % item)
+        margins[kind] = value if value == "auto" else float(value)
     return margins
 
 
@@ -47,10 +51,14 @@ def _run(args):
             or settings["pairs_per_round"] < 1:
         raise ValueError("budget_s > 0, max_rounds >= 1 and "
                          "pairs_per_round >= 1, not %r" % settings)
-    summary, report = decide.decide(
-        _rally(args.rally_config), args.task, task_args, args.env, args.out,
-        settings["budget_s"], settings["max_rounds"],
-        settings["pairs_per_round"], margins)
+    try:
+        summary, report = decide.decide(
+            _rally(args.rally_config), args.task, task_args, args.env,
+            args.out, settings["budget_s"], settings["max_rounds"],
+            settings["pairs_per_round"], margins)
+    except decide.DecideError as e:
+        print("\nrcbench decide: error: %s" % e, file=sys.stderr)
+        return 2
     print()
     print(render.to_markdown(report))
     print("decided %d of %d cells in %d round(s), %.0f s of a %d s budget"

@@ -15,22 +15,29 @@ Rally runs as a child process (its output in rally-task.log); the
 progress is one updating line on a terminal, plain lines in a file.
 """
 
+import collections
 import json
 import math
 import os
 import random
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import time
 
 from rally_container_bench.report import comparison
+from rally_container_bench.report import equivalence
 from rally_container_bench.report import render
+from rally_container_bench.report import sequential
 from rally_container_bench.workloads import tests as tests_lib
 
 NATIVE = comparison.NATIVE
 DECIDED = ("equivalent", "worse", "better")
+# An auto margin wider than this would make "equivalent" say nothing:
+# cells that cannot be settled within it stay inconclusive, and say why.
+MAX_AUTO_MARGIN = 0.25
 _STARTED = re.compile(r"([0-9a-f-]{36}): started")
 _ITER_END = re.compile(r"\| ITER: \d+ END")
 _WORKLOAD_DONE = re.compile(r"completed (\d+) of (\d+) in general")
@@ -76,12 +83,9 @@ def plan_round(cells, number, seed, pairs, natives=()):
 
 def undecided(report, cells):
     """The cells' tests whose headline metric has no verdict yet."""
-    labels = {}
-    for platform in report["platforms"]:
-        labels.setdefault(platform["driver"], platform["label"])
     left = {}
     for (platform, step), presets in cells.items():
-        label = labels.get(platform)
+        label = _label(report, platform)
         still = []
         for preset in presets:
             rows = _headline_rows(report, label, step, preset)
@@ -199,6 +203,23 @@ def rally_report(rally, uuids, path, kind="--json"):
             return json.load(f)
 
 
+def task_status(rally, uuid):
+    """Rally's status of a task: finished, aborted, validation_failed..."""
+    proc = subprocess.run(rally + ["task", "status", uuid],
+                          capture_output=True, text=True)
+    found = re.search(r": ([a-z_]+)\s*$", proc.stdout)
+    return found.group(1) if found else "unknown"
+
+
+def _errors(log_path, offset):
+    """The log's ERROR lines since offset: why a round did not run."""
+    with open(log_path, errors="replace") as log:
+        log.seek(offset)
+        lines = [line.strip() for line in log if " ERROR " in line
+                 or "doesn't pass" in line]
+    return " | ".join(lines[-3:]) or "see %s" % log_path
+
+
 def sla_passed(rally, uuid):
     return subprocess.run(rally + ["task", "sla-check", uuid],
                           stdout=subprocess.DEVNULL,
@@ -230,82 +251,189 @@ class _Interrupt:
 
 def decide(rally, task, args, env, out, budget, max_rounds, pairs,
            margins=None, stream=sys.stdout):
-    """Run rounds; write the reports into out; return the summary dict."""
-    cells = cells_of(args)
-    if not cells:
-        raise DecideError("no platform but native in the task args: "
-                          "nothing to decide")
-    natives = [(step, list(args.get("tests", [])))
-               for step in sorted({s for (_, s) in cells})] \
-        if NATIVE in args.get("platforms", []) else []
-    progress = Progress(budget, stream)
-    total = sum(len(t) for t in cells.values())
-    progress.state.update(looks=max_rounds, cells=total, decided=0)
-    os.makedirs(out, exist_ok=True)
-    with _Interrupt() as interrupt:
-        left, uuids, rounds = _rounds(
-            rally, task, args, env, out, budget, max_rounds, pairs, margins,
-            cells, natives, progress, interrupt)
-    if not uuids:
-        raise DecideError("no round ran")
-    document = rally_report(rally, uuids, os.path.join(out, "rally.json"))
-    rally_report(rally, uuids, os.path.join(out, "rally.html"),
-                 "--html-static")
-    report = comparison.build([document], margins=margins)
-    failed = [uuid for uuid in uuids if not sla_passed(rally, uuid)]
-    summary = {"rounds": rounds, "budget_s": budget, "max_rounds": max_rounds,
-               "elapsed_s": round(progress.elapsed(), 1), "cells": total,
-               "decided": total - sum(len(t) for t in left.values()),
-               "undecided": sorted("%s at %d: %s" % (p, s, ", ".join(t))
-                                   for (p, s), t in left.items() if t),
-               "tasks": uuids, "sla_failed": failed,
-               "interrupted": interrupt.seen}
-    for path, text in render.files(report, out).items():
-        with open(path, "w") as f:
-            f.write(text)
-    with open(os.path.join(out, "decide.json"), "w") as f:
-        json.dump(summary, f, indent=2, sort_keys=True)
-    return summary, report
+    """Run rounds; write the reports into out; return (summary, report).
+
+    margins: {kind: fraction or "auto"}; an "auto" kind's margin is chosen
+    after round 1 from the spread of its undecided cells' pairs
+    (report.sequential.margin_from_noise), its floor the default margin.
+    """
+    run = SequentialRun(rally, task, args, env, out, budget, max_rounds,
+                        pairs, margins, stream)
+    return run.run()
 
 
-def _rounds(rally, task, args, env, out, budget, max_rounds, pairs, margins,
-            cells, natives, progress, interrupt):
-    total = sum(len(t) for t in cells.values())
-    seed = args.get("seed", 1)
-    left, uuids, rounds = dict(cells), [], []
-    log_path = os.path.join(out, "rally-task.log")
-    for number in range(1, max_rounds + 1):
-        plan = plan_round(left, number, seed, pairs,
-                          natives if number == 1 else ())
-        round_args = dict(args, plan=plan, round_number=number,
-                          looks=max_rounds, paired=True)
-        started = time.monotonic()
-        progress.update(round=number)
-        uuid, code = run_round(rally, task, round_args, env, log_path,
-                               progress, plan)
-        if uuid is None:
-            if interrupt.seen:
+class SequentialRun:
+
+    def __init__(self, rally, task, args, env, out, budget, max_rounds,
+                 pairs, margins, stream):
+        self.rally, self.task, self.args, self.env = rally, task, args, env
+        self.out, self.budget, self.looks = out, budget, max_rounds
+        self.pairs = pairs
+        self.cells = cells_of(args)
+        if not self.cells:
+            raise DecideError("no platform but native in the task args: "
+                              "nothing to decide")
+        margins = dict(margins or {})
+        self.auto = sorted(k for k, v in margins.items() if v == "auto")
+        floor = margins.get("default", equivalence.DEFAULT_MARGIN)
+        if floor == "auto":
+            raise DecideError("the default margin is a number; 'auto' is "
+                              "for a kind (cpu, memory, disk, ...)")
+        self.margins = {k: (floor if v == "auto" else v)
+                        for k, v in margins.items()}
+        self.margin_notes = {}
+        self.natives = [(step, list(args.get("tests", [])))
+                        for step in sorted({s for (_, s) in self.cells})] \
+            if NATIVE in args.get("platforms", []) else []
+        self.total = sum(len(t) for t in self.cells.values())
+        self.progress = Progress(budget, stream)
+        self.progress.state.update(looks=max_rounds, cells=self.total,
+                                   decided=0)
+        self.log_path = os.path.join(out, "rally-task.log")
+
+    def run(self):
+        os.makedirs(self.out, exist_ok=True)
+        with _Interrupt() as interrupt:
+            left, uuids, rounds = self._rounds(interrupt)
+        if not uuids:
+            raise DecideError("no round ran")
+        document = rally_report(self.rally, uuids,
+                                os.path.join(self.out, "rally.json"))
+        rally_report(self.rally, uuids, os.path.join(self.out, "rally.html"),
+                     "--html-static")
+        report = comparison.build([document], margins=self.margins)
+        summary = {
+            "rounds": rounds, "budget_s": self.budget,
+            "max_rounds": self.looks, "pairs_per_round": self.pairs,
+            "elapsed_s": round(self.progress.elapsed(), 1),
+            "cells": self.total,
+            "decided": self.total - sum(len(t) for t in left.values()),
+            "undecided": sorted(
+                "%s at %d: %s" % (p, s, ", ".join(
+                    tests_lib.resolve(test).label for test in t))
+                for (p, s), t in left.items() if t),
+            "margins": self.margins, "margins_from_noise": self.margin_notes,
+            "tasks": uuids, "interrupted": interrupt.seen,
+            "sla_failed": [u for u in uuids
+                           if not sla_passed(self.rally, u)]}
+        for path, text in render.files(report, self.out).items():
+            with open(path, "w") as f:
+                f.write(text)
+        with open(os.path.join(self.out, "decide.json"), "w") as f:
+            json.dump(summary, f, indent=2, sort_keys=True)
+        return summary, report
+
+    def _rounds(self, interrupt):
+        left, uuids, rounds = dict(self.cells), [], []
+        for number in range(1, self.looks + 1):
+            started = time.monotonic()
+            plan = plan_round(left, number, self.args.get("seed", 1),
+                              self.pairs,
+                              self.natives if number == 1 else ())
+            uuid = self._round(number, plan, interrupt)
+            if uuid is None:
                 break
-            raise DecideError("round %d did not start (exit %d): see %s"
-                              % (number, code, log_path))
-        uuids.append(uuid)
-        document = rally_report(rally, uuids,
-                                os.path.join(out, "rally.json"))
-        report = comparison.build([document], margins=margins)
-        left = undecided(report, cells)
-        decided = total - sum(len(t) for t in left.values())
-        seconds = time.monotonic() - started
-        rounds.append({"round": number, "task": uuid, "seconds": round(
-            seconds, 1), "cells": len(plan), "decided": decided})
-        progress.update(decided=decided)
-        progress.say("round %d: task %s, %s, %d of %d cells decided"
-                     % (number, uuid, _minutes(seconds), decided, total))
-        if interrupt.seen or decided == total:
-            break
-        share = sum(len(t) for t in left.values()) / max(1, sum(
-            len(p[2]) for p in plan if p[0] != NATIVE))
-        if progress.elapsed() + seconds * min(1.0, share) > budget:
-            progress.say("stopping: another round would not end within "
-                         "the budget of %s" % _minutes(budget))
-            break
-    return left, uuids, rounds
+            uuids.append(uuid)
+            document = rally_report(self.rally, uuids,
+                                    os.path.join(self.out, "rally.json"))
+            report = comparison.build([document], margins=self.margins)
+            seconds = time.monotonic() - started
+            if number == 1 and self.auto:
+                report = self._choose_margins(document, report)
+            left = undecided(report, self.cells)
+            decided = self.total - sum(len(t) for t in left.values())
+            rounds.append({"round": number, "task": uuid, "seconds": round(
+                seconds, 1), "cells": len(plan), "decided": decided})
+            self.progress.update(decided=decided)
+            self.progress.say("round %d: task %s, %s, %d of %d cells decided"
+                              % (number, uuid, _minutes(seconds), decided,
+                                 self.total))
+            if interrupt.seen or decided == self.total:
+                break
+            if self.progress.elapsed() + next_round_s(
+                    document, uuid, left, seconds) > self.budget:
+                self.progress.say("stopping: another round would not end "
+                                  "within the budget of %s"
+                                  % _minutes(self.budget))
+                break
+        return left, uuids, rounds
+
+    def _round(self, number, plan, interrupt):
+        """Run round number; its task's uuid, or None when interrupted."""
+        round_args = dict(self.args, plan=plan, round_number=number,
+                          looks=self.looks, paired=True)
+        self.progress.update(round=number)
+        offset = os.path.getsize(self.log_path) \
+            if os.path.exists(self.log_path) else 0
+        uuid, code = run_round(self.rally, self.task, round_args, self.env,
+                               self.log_path, self.progress, plan)
+        if interrupt.seen and uuid is None:
+            return None
+        status = task_status(self.rally, uuid) if uuid else "not started"
+        if status not in ("finished", "aborted"):
+            raise DecideError("round %d: task %s is %s (rally exit %d): %s"
+                              % (number, uuid, status, code,
+                                 _errors(self.log_path, offset)))
+        return uuid
+
+    def _choose_margins(self, document, report):
+        """Margins of the auto kinds from round 1's undecided cells.
+
+        For the pairs the whole run plans (pairs_per_round x max_rounds),
+        so the margin does not hang on how long round 1 took; never above
+        MAX_AUTO_MARGIN, beyond which "equivalent" would say nothing.
+        """
+        left = undecided(report, self.cells)
+        rounds = self.looks
+        spreads = collections.defaultdict(list)
+        for (platform, step), presets in left.items():
+            label = _label(report, platform)
+            for preset in presets:
+                for row in _headline_rows(report, label, step, preset):
+                    if row.get("pair_sd") is not None:
+                        spreads[comparison.kind_of(row["metric"])].append(
+                            row["pair_sd"])
+        for kind in self.auto:
+            sd = statistics.median(spreads[kind]) if spreads[kind] else None
+            chosen = sequential.margin_from_noise(
+                sd, self.pairs * rounds, self.looks,
+                floor=self.margins.get(kind))
+            self.margins[kind] = min(MAX_AUTO_MARGIN, chosen)
+            self.margin_notes[kind] = {"pair_sd": sd, "pairs": self.pairs
+                                       * rounds, "margin": self.margins[kind]}
+            self.progress.say(
+                "margin of %s: +-%g %% (from round 1: pair SD %s over %d "
+                "undecided cells, for the %d pairs a cell may get)"
+                % (kind, 100 * self.margins[kind], "-" if sd is None else
+                   "%.2f %%" % (100 * sd), len(spreads[kind]),
+                   self.pairs * rounds))
+        return comparison.build([document], margins=self.margins)
+
+
+def next_round_s(document, uuid, left, seconds):
+    """Seconds the next round may take: the cells still undecided, each
+    as long as its workload took in round uuid (for the share of its
+    tests left), plus what the round spent outside its workloads."""
+    total, spent = 0.0, 0.0
+    for task in document["tasks"]:
+        if task.get("uuid") != uuid:
+            continue
+        for subtask in task["subtasks"]:
+            for workload in subtask["workloads"]:
+                args = next(iter(workload["scenario"].values())) or {}
+                step = next(iter(workload["runner"].values()))[
+                    "concurrency"]
+                took = workload.get("full_duration") or 0.0
+                spent += took
+                tests = args.get("tests") or []
+                still = left.get((args.get("driver"), step)) or []
+                if tests and still:
+                    total += took * len(still) / len(tests)
+    return total + max(0.0, seconds - spent)
+
+
+def _label(report, platform):
+    for found in report["platforms"]:
+        if found["driver"] == platform:
+            return found["label"]
+    return None

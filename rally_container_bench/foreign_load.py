@@ -32,6 +32,9 @@ from rally_container_bench.engines import ports as ports_lib
 # of what a single-threaded foreign job takes.
 DEFAULT_LIMIT = 0.25
 TICKS = os.sysconf("SC_CLK_TCK")
+# Ticks of rounding in the host's busy time over one run (several
+# /proc/stat fields, each rounded): allowed before a run is disturbed.
+SLACK_TICKS = 3
 CGROUP_ROOT = "/sys/fs/cgroup"
 
 _harness = None
@@ -230,7 +233,7 @@ class Sample:
 
 
 def load(before, after):
-    """{foreign, own, busy} in cores between two Samples.
+    """{foreign, own, busy} in cores between two Samples (and seconds).
 
     An instance seen at one end only (booted or deleted meanwhile) is
     left out of own: its CPU then counts as foreign, which errs towards
@@ -238,11 +241,11 @@ def load(before, after):
     """
     wall = after.at - before.at
     if wall <= 0:
-        return {"foreign": None, "own": None, "busy": None}
+        return {"foreign": None, "own": None, "busy": None, "seconds": 0}
     own = after.harness - before.harness
     for name, seconds in after.instances.items():
         if name in before.instances:
             own += max(0.0, seconds - before.instances[name])
     busy = after.busy - before.busy
     return {"foreign": max(0.0, busy - own) / wall, "own": own / wall,
-            "busy": busy / wall}
+            "busy": busy / wall, "seconds": wall}

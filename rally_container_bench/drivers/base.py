@@ -73,11 +73,13 @@ class Executor(abc.ABC):
         """Release connections; the executor may be used again after."""
 
 
-def wait_until(done, timeout, interval, what):
+def wait_until(done, timeout, interval, what, last=None):
     """Call done() until it returns a true value, and return that value.
 
-    DriverError("<what> ... within N s") when timeout passes first;
-    abort.Aborted as soon as the task is aborted (unless shielded).
+    DriverError("<what> ... within N s") when timeout passes first, with
+    last() (the state seen at the last poll, e.g. Zun's status and
+    status_reason) when given; abort.Aborted as soon as the task is
+    aborted (unless shielded).
     """
     deadline = time.monotonic() + timeout
     while True:
@@ -86,7 +88,9 @@ def wait_until(done, timeout, interval, what):
         if result:
             return result
         if time.monotonic() > deadline:
-            raise DriverError("%s: not within %s s" % (what, timeout))
+            seen = last() if last else None
+            raise DriverError("%s: not within %s s%s" % (
+                what, timeout, "; last seen: %s" % seen if seen else ""))
         abort.sleep(interval)
 
 

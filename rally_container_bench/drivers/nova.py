@@ -49,6 +49,17 @@ class BootRequest:
     hypervisor_type: str | None = None
 
 
+def last_seen(server):
+    """A Nova server's state, for the error of a wait that ran out."""
+    fault = getattr(server, "fault", None) or {}
+    facts = [("status", getattr(server, "status", None)),
+             ("task_state", getattr(server, "OS-EXT-STS:task_state", None)),
+             ("fault", fault.get("message") if isinstance(fault, dict)
+              else fault)]
+    return ", ".join("%s %s" % (key, str(value)[:_FAULT_CHARS])
+                     for key, value in facts if value not in (None, ""))
+
+
 def fixed_ipv4(addresses, network_name=None):
     """The first IPv4 address of a server's ``addresses`` (one network's)."""
     for name, entries in sorted(addresses.items()):
@@ -133,8 +144,11 @@ class NovaDriver(ssh.SshDriver):
         return self.nova.servers.get(instance.id)
 
     def wait_running(self, instance, timeout):
+        seen = []
+
         def active():
             server = self._get(instance)
+            seen[:] = [server]
             if server.status == "ERROR":
                 fault = getattr(server, "fault", {}) or {}
                 raise base.DriverError(
@@ -144,7 +158,8 @@ class NovaDriver(ssh.SshDriver):
             return server if server.status == "ACTIVE" else None
         server = base.wait_until(active, timeout,
                                  self.conf.nova_poll_interval,
-                                 "server %s ACTIVE" % instance.name)
+                                 "server %s ACTIVE" % instance.name,
+                                 last=lambda: seen and last_seen(seen[0]))
         instance.private["server"] = server
         instance.ssh_host = self._address(instance, server)
 

@@ -73,6 +73,15 @@ class ContainerRequest:
                 if value is not None}
 
 
+def last_seen(container):
+    """A Zun container's state, for the error of a wait that ran out."""
+    facts = [("status", getattr(container, "status", None)),
+             ("task_state", getattr(container, "task_state", None)),
+             ("status_reason", getattr(container, "status_reason", None))]
+    return ", ".join("%s %s" % (key, str(value)[:_REASON_CHARS])
+                     for key, value in facts if value not in (None, ""))
+
+
 def microversion(text):
     """"1.38" -> (1, 38)."""
     major, minor = str(text).split(".")
@@ -136,8 +145,11 @@ class ZunDriver(ssh.SshDriver):
         return self.zun.containers.get(instance.id)
 
     def wait_running(self, instance, timeout):
+        seen = []
+
         def running():
             container = self._get(instance)
+            seen[:] = [container]
             if container.status in ("Error", "Dead"):
                 raise base.DriverError(
                     "container %s went to %s: %s"
@@ -156,7 +168,8 @@ class ZunDriver(ssh.SshDriver):
         checked = [time.monotonic()]
         container = base.wait_until(running, timeout,
                                     self.conf.nova_poll_interval,
-                                    "container %s Running" % instance.name)
+                                    "container %s Running" % instance.name,
+                                    last=lambda: seen and last_seen(seen[0]))
         instance.private["container"] = container
         instance.ssh_host = container_ipv4(container.addresses)
         if instance.ssh_host is None and not self.exits:

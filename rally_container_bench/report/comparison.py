@@ -260,7 +260,8 @@ def _row(metric, label, concurrency, values, collected, margin,
             effect = equivalence.paired_effect(
                 paired[0], paired[1], metric["higher_is_better"], margin,
                 alpha)
-            pair_sd = sequential.pair_sd(*paired)
+            if effect.verdict:
+                pair_sd = sequential.pair_sd(*paired)
         elif native:
             effect = equivalence.effect(own, native,
                                         metric["higher_is_better"], margin,

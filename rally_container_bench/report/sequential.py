@@ -34,6 +34,23 @@ def look_alpha(looks):
     return equivalence.ALPHA / looks if looks else equivalence.ALPHA
 
 
+def margin_from_noise(sd, pairs, looks, floor=equivalence.DEFAULT_MARGIN,
+                      step=0.005):
+    """The margin a run of looks x pairs can settle at pair SD sd.
+
+    Twice the half-width of the interval of its last look for a cell
+    with no difference (so a small true difference still fits inside),
+    rounded up to step, and never below floor. Chosen from the spread
+    alone, never from an effect.
+    """
+    if sd is None or pairs < 2:
+        return floor
+    quantile = stats.t.ppf(1 - look_alpha(looks) / 2, pairs - 1)
+    half = quantile * sd / math.sqrt(pairs)
+    wanted = math.expm1(2 * half)
+    return max(floor, math.ceil(round(wanted / step, 6)) * step)
+
+
 def pair_sd(values, twins):
     """SD of the within-pair log ratios: a test's noise, pairs cancelled."""
     if len(values) < 2:

@@ -103,5 +103,29 @@ class SettingsTestCase(unittest.TestCase):
     def test_margins_by_kind(self):
         self.assertEqual({"default": 0.02, "disk": 0.1},
                          cli_decide.margins_of(0.02, ["disk=0.1"]))
+        self.assertEqual({"default": 0.02, "memory": "auto"},
+                         cli_decide.margins_of(0.02, ["memory=auto"]))
         with self.assertRaises(ValueError):
             cli_decide.margins_of(0.02, ["fileio=0.1"])
+        with self.assertRaises(ValueError):  # rcbench compare
+            cli_decide.margins_of(0.02, ["memory=auto"], auto=False)
+
+
+class NextRoundTestCase(unittest.TestCase):
+
+    def test_the_cells_left_at_their_last_cost_plus_the_overhead(self):
+        def workload(driver, step, took, tests=2):
+            args = {"tests": ["quick-cpu", "quick-memory-read"][:tests]}
+            if driver:
+                args["driver"] = driver
+            return {"scenario": {"X": args}, "full_duration": took,
+                    "runner": {"constant": {"concurrency": step}}}
+        document = {"tasks": [{"uuid": "old", "subtasks": []}, {
+            "uuid": "r1", "subtasks": [{"workloads": [
+                workload(None, 1, 10.0), workload("kvm", 1, 100.0),
+                workload("docker", 1, 20.0), workload("docker", 2, 30.0)]}]}]}
+        left = {("kvm", 1): [], ("docker", 1): ["quick-cpu"],
+                ("docker", 2): ["quick-cpu", "quick-memory-read"]}
+        # docker at 1: half its tests left; at 2: all; 40 s outside
+        self.assertEqual(10.0 + 30.0 + 40.0,
+                         decide.next_round_s(document, "r1", left, 200.0))

@@ -14,7 +14,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
 # they measure the host, which tests beside them would disturb).
 SPLITS = (
     ("stestr-functional-workers.yaml", "functional",
-     r"test_periodic|test_kek_step"),
+     r"test_periodic|test_kek_step|test_decide"),
     ("stestr-openstack-workers.yaml", "functional_openstack",
      r"test_kvm_vs_docker"),
 )

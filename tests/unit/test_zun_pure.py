@@ -171,3 +171,33 @@ class GuestArchiveTestCase(unittest.TestCase):
         config = json.loads(members[manifest["Config"]])
         self.assertEqual(list(guest.SSHD), config["config"]["Cmd"])
         self.assertEqual(layer.getvalue(), members[manifest["Layers"][0]])
+
+
+class LastSeenTestCase(unittest.TestCase):
+    """A wait that runs out says what it saw last (stand-in objects: the
+    real Zun container stuck in Creating is tests/functional_openstack)."""
+
+    def test_zun_wait_says_status_and_reason(self):
+        from rally_container_bench.drivers import base
+        from rally_container_bench.drivers import zun
+
+        class Container:
+            status, task_state = "Creating", "image_pulling"
+            status_reason = "Downloading image from Glance"
+        with self.assertRaises(base.DriverError) as caught:
+            base.wait_until(lambda: None, 0.05, 0.01, "container c Running",
+                            last=lambda: zun.last_seen(Container()))
+        message = str(caught.exception)
+        self.assertIn("not within 0.05 s", message)
+        self.assertIn("status Creating, task_state image_pulling, "
+                      "status_reason Downloading image", message)
+
+    def test_nova_wait_says_status_and_fault(self):
+        from rally_container_bench.drivers import nova
+
+        class Server:
+            status = "BUILD"
+            fault = {"message": "No valid host was found."}
+        setattr(Server, "OS-EXT-STS:task_state", "spawning")
+        self.assertEqual("status BUILD, task_state spawning, fault No valid "
+                         "host was found.", nova.last_seen(Server()))

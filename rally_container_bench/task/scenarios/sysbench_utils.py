@@ -46,9 +46,6 @@ class StartBarrierMixin:
     Without that context every method is a no-op.
     """
 
-    def _sync(self):
-        return barrier.current()
-
     def _at_start_barrier(self, point, label, vote=False):
         sync = barrier.current()
         if sync is None:

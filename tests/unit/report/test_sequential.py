@@ -77,3 +77,21 @@ class ErrorRatesTestCase(unittest.TestCase):
             expected = ("equivalent" if equivalent[0] else
                         "better" if beyond[0] else "inconclusive")
             self.assertEqual(expected, effect.verdict, (d, se))
+
+
+class MarginFromNoiseTestCase(unittest.TestCase):
+
+    def test_a_quiet_host_keeps_the_floor(self):
+        self.assertEqual(0.02, sequential.margin_from_noise(0.004, 18, 6))
+
+    def test_a_noisy_kind_gets_a_margin_its_pairs_can_settle(self):
+        margin = sequential.margin_from_noise(0.10, 18, 6)
+        self.assertGreater(margin, 0.10)
+        self.assertAlmostEqual(0, (margin * 1000) % 5, places=6)
+        # and a cell with no difference is then decided most of the time
+        rates = sequential.simulate(0.0, 0.10, 3, 6, margin, repeats=2000)
+        self.assertGreater(rates["equivalent"], 0.8)
+
+    def test_no_spread_known_no_change(self):
+        self.assertEqual(0.03, sequential.margin_from_noise(None, 18, 6,
+                                                            floor=0.03))

@@ -1,0 +1,151 @@
+"""The instrument's own figure: machine time to a verdict, old way vs new.
+
+    python -m benchmarks.time_to_verdict [--platforms docker lxc ...]
+        [--concurrency 1 2] [--tests quick-cpu quick-memory-read]
+        [--times 4] [--budget-s 600] [--max-rounds 3] [--pairs 6]
+
+On this host, in one run: the same cells (platform x concurrency x test)
+measured the new way — rcbench decide: native twins, foreign load
+re-measured, rounds until decided within the budget, margins chosen from
+round 1's spread (auto) — and then the old way — one task, fixed n
+(times, in 2 interleaved rounds), unpaired against native alone, Welch's
+t — judged at the same margins. Each cell's machine time is the summed
+duration of its platform-step workloads (native's shared among the
+platforms of its step): the old way's whole task, the new way's rounds.
+Prints per cell the verdicts and machine seconds of both ways, the share
+of cells decided, and machine seconds per decided cell.
+"""
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from rally_container_bench import decide
+from rally_container_bench.report import comparison
+from tests.functional import helpers
+
+TASK = os.path.join(helpers.TOP, "tasks", "local_kvm_vs_containers.yaml")
+
+
+def machine_seconds(document, report):
+    """{(label, step): seconds} of workloads, native's split over the rest."""
+    by_driver = {p["driver"]: p["label"] for p in report["platforms"]}
+    seconds = collections.Counter()
+    for workload in helpers.workloads(document):
+        args = next(iter(workload["scenario"].values()))
+        step = next(iter(workload["runner"].values()))["concurrency"]
+        label = by_driver.get(args.get("driver", "native"), "native")
+        seconds[(label, step)] += workload.get("full_duration") or 0
+    for (label, step), value in list(seconds.items()):
+        if label == "native":
+            others = [k for k in seconds if k[1] == step and k[0] != label]
+            for key in others:
+                seconds[key] += value / len(others)
+    return seconds
+
+
+def verdicts(report, cells):
+    """{(label, step, preset): verdict} of the cells' headline metrics."""
+    labels = {p["driver"]: p["label"] for p in report["platforms"]}
+    found = {}
+    for (platform, step), presets in cells.items():
+        for preset in presets:
+            rows = decide._headline_rows(report, labels.get(platform), step,
+                                         preset)
+            found[(labels.get(platform, platform), step, preset)] = (
+                rows[0]["verdict"] if rows else None)
+    return found
+
+
+def old_way(home, args, margins):
+    uuid, _ = home.start(TASK, "--task-args", json.dumps(
+        dict(args, rounds=2)), timeout=3600)
+    document = home.results(uuid)
+    report = comparison.build([document], margins=margins)
+    return report, machine_seconds(document, report)
+
+
+def new_way(home, args, settings, out):
+    env = dict(os.environ, HOME=home.path, XDG_CACHE_HOME=helpers.CACHE_HOME)
+    args_file = os.path.join(out, "args.json")
+    with open(args_file, "w") as f:
+        json.dump(dict(args, decide=settings), f)
+    subprocess.run([os.path.join(helpers.BIN, "rcbench"), "decide",
+                    "--task", TASK, "--task-args-file", args_file,
+                    "--env", "local", "--out", out, "--rally-config",
+                    home.conf], check=True, env=env, cwd=helpers.TOP,
+                   stdout=sys.stderr)
+    with open(os.path.join(out, "rally.json")) as f:
+        document = json.load(f)
+    with open(os.path.join(out, "comparison.json")) as f:
+        report = json.load(f)
+    with open(os.path.join(out, "decide.json")) as f:
+        margins = json.load(f)["margins"]
+    return report, machine_seconds(document, report), margins
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--platforms", nargs="+",
+                        default=["docker", "podman-crun", "lxc"])
+    parser.add_argument("--concurrency", nargs="+", type=int, default=[1, 2])
+    parser.add_argument("--tests", nargs="+",
+                        default=["quick-cpu", "quick-memory-read"])
+    parser.add_argument("--times", type=int, default=4,
+                        help="the old way's fixed iterations per step")
+    parser.add_argument("--budget-s", type=float, default=600)
+    parser.add_argument("--max-rounds", type=int, default=3)
+    parser.add_argument("--pairs", type=int, default=6,
+                        help="the new way's pairs per cell and round")
+    options = parser.parse_args()
+    settings = {"budget_s": options.budget_s,
+                "max_rounds": options.max_rounds,
+                "pairs_per_round": options.pairs,
+                "margins": {"cpu": "auto", "memory": "auto",
+                            "disk": "auto"}}
+    args = {"platforms": ["native"] + options.platforms,
+            "concurrency": options.concurrency, "tests": options.tests,
+            "times": options.times, "seed": 1}
+    cells = decide.cells_of(args)
+    home = helpers.RallyHome()
+    try:
+        with tempfile.TemporaryDirectory(prefix="rcbench-ttv-") as out:
+            started = time.monotonic()
+            new_report, new_seconds, margins = new_way(home, args, settings,
+                                                       out)
+            new_wall = time.monotonic() - started
+        started = time.monotonic()
+        old_report, old_seconds = old_way(home, args, margins)
+        old_wall = time.monotonic() - started
+    finally:
+        home.close()
+    old, new = verdicts(old_report, cells), verdicts(new_report, cells)
+    print("margins (chosen by the new way from its round 1, applied to "
+          "both): %s" % json.dumps(margins, sort_keys=True))
+    print("%-34s %-13s %9s %-13s %9s" % ("cell", "old verdict", "old s",
+                                         "new verdict", "new s"))
+    for key in sorted(old):
+        label, step, preset = key
+        print("%-34s %-13s %9.0f %-13s %9.0f" % (
+            "%s at %d, %s" % key, old[key], old_seconds[(label, step)],
+            new[key], new_seconds[(label, step)]))
+    decided = lambda found: sum(  # noqa
+        1 for v in found.values() if v in decide.DECIDED)
+    print("cells decided: old %d of %d, new %d of %d"
+          % (decided(old), len(old), decided(new), len(new)))
+    per_old = sum(old_seconds[(k[0], k[1])] for k in old) / max(
+        1, decided(old))
+    per_new = sum(new_seconds[(k[0], k[1])] for k in new) / max(
+        1, decided(new))
+    print("machine seconds per decided cell: old %.0f, new %.0f "
+          "(new/old %.2f); wall: old %.0f s, new %.0f s"
+          % (per_old, per_new, per_new / per_old, old_wall, new_wall))
+
+
+if __name__ == "__main__":
+    main()
