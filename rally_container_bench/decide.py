@@ -27,6 +27,8 @@ import subprocess
 import sys
 import time
 
+from rally_container_bench.drivers import registry
+from rally_container_bench.engines import catalog
 from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import render
@@ -63,19 +65,39 @@ def times_for(step, pairs):
 
 
 def repeats_for(step, pairs):
-    """Pairs per instance of one wave that give >= pairs in all.
-
-    One wave per round and the tests repeated in it: a VM under TCG
-    takes a minute to boot and seconds per test.
-    """
+    """Pairs per instance of one wave that give >= pairs in all."""
     return max(1, math.ceil(pairs / step))
 
 
-def plan_round(cells, number, seed, pairs, natives=()):
+def cell_runs(platform, step, pairs, booting_costs):
+    """(times, repeat) of a cell's round.
+
+    A pair per instance where booting is cheap (containers): pairs of
+    one instance share its placement (a container whose memory reads
+    sit in the host's slower mode stays there), so separate instances
+    keep the pairs independent. Where booting costs a minute (a VM
+    under TCG, booting_costs(platform) true): one wave, its tests
+    repeated.
+    """
+    if booting_costs(platform):
+        return step, repeats_for(step, pairs)
+    return times_for(step, pairs), 1
+
+
+def _own_kernel(platform):
+    try:
+        return registry.driver_class(platform).own_kernel
+    except catalog.UnknownEngine:  # validation says so, before any boot
+        return False
+
+
+def plan_round(cells, number, seed, pairs, natives=(),
+               booting_costs=_own_kernel):
     """[[platform, step, tests, times, repeat]] of a round, shuffled."""
     plan = [[NATIVE, step, tests, times_for(step, pairs), 1]
             for step, tests in natives]
-    plan += [[platform, step, tests, step, repeats_for(step, pairs)]
+    plan += [[platform, step, tests]
+             + list(cell_runs(platform, step, pairs, booting_costs))
              for (platform, step), tests in sorted(cells.items()) if tests]
     random.Random(seed * 1000 + number).shuffle(plan)
     return plan
@@ -411,9 +433,12 @@ class SequentialRun:
 
 
 def next_round_s(document, uuid, left, seconds):
-    """Seconds the next round may take: the cells still undecided, each
-    as long as its workload took in round uuid (for the share of its
-    tests left), plus what the round spent outside its workloads."""
+    """Seconds the next round may take.
+
+    The cells still undecided, each as long as its workload took in round
+    uuid (for the share of its tests left), plus what the round spent
+    outside its workloads.
+    """
     total, spent = 0.0, 0.0
     for task in document["tasks"]:
         if task.get("uuid") != uuid:

@@ -142,15 +142,16 @@ def findings(report):
                          "%s %.2f %% (%d cells)" % (
                              n["kind"], 100 * n["pair_sd"], n["cells"])
                          for n in report["noise"]))
-    timed = [r["time_to_verdict_s"] for r in report["rows"]
+    headline_rows = [r for r in report["rows"]
+                     if _is_headline(report, r["metric"])]
+    timed = [r["time_to_verdict_s"] for r in headline_rows
              if r.get("time_to_verdict_s") is not None]
     if report["methods"].get("sequential"):
-        undecided = [r for r in report["rows"] if r.get("alpha")
-                     and r["verdict"] == "inconclusive"
-                     and _is_headline(report, r["metric"])]
+        undecided = [r for r in headline_rows if r.get("alpha")
+                     and r["verdict"] == "inconclusive"]
         lines.append(
-            "Sequential: %d cell(s) decided, time to verdict %s; %d "
-            "headline cell(s) undecided (each says the pairs it needs)."
+            "Sequential: %d headline cell(s) decided, time to verdict %s; "
+            "%d undecided (each says the pairs it needs)."
             % (len(timed), "%.0f-%.0f s" % (min(timed), max(timed))
                if timed else "-", len(undecided)))
     return lines

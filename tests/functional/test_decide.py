@@ -92,8 +92,8 @@ class DecideWithHogTestCase(helpers.DockerRallyTestCase):
                 if r["metric"] == "sysbench.cpu.events_per_s"
                 and r["platform"] != "native"]
         self.assertEqual(2, len(rows))
-        decided = [r for r in rows if r["verdict"] in ("equivalent", "worse",
-                                                        "better")]
+        decided = [r for r in rows
+                   if r["verdict"] in ("equivalent", "worse", "better")]
         self.assertEqual(summary["decided"], len(decided))
         for row in rows:
             self.assertGreaterEqual(row["pairs"], 3)

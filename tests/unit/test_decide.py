@@ -41,9 +41,16 @@ class PlanTestCase(unittest.TestCase):
         cells = {("docker", 1): ["quick-cpu"], ("docker", 2): []}
         plan = decide.plan_round(cells, 1, 1, 3,
                                  natives=[(1, ["quick-cpu"])])
-        # one wave per platform cell, its tests repeated: 3 pairs
-        self.assertEqual(sorted([["docker", 1, ["quick-cpu"], 1, 3],
+        # a container: a pair per instance, 3 instances
+        self.assertEqual(sorted([["docker", 1, ["quick-cpu"], 3, 1],
                                  ["native", 1, ["quick-cpu"], 3, 1]]),
+                         sorted(plan))
+
+    def test_a_vm_repeats_its_tests_in_one_wave(self):
+        cells = {("kvm", 2): ["quick-cpu"], ("docker", 2): ["quick-cpu"]}
+        plan = decide.plan_round(cells, 1, 1, 6)
+        self.assertEqual(sorted([["docker", 2, ["quick-cpu"], 6, 1],
+                                 ["kvm", 2, ["quick-cpu"], 2, 3]]),
                          sorted(plan))
 
 

@@ -174,8 +174,11 @@ class GuestArchiveTestCase(unittest.TestCase):
 
 
 class LastSeenTestCase(unittest.TestCase):
-    """A wait that runs out says what it saw last (stand-in objects: the
-    real Zun container stuck in Creating is tests/functional_openstack)."""
+    """A wait that runs out says what it saw last.
+
+    Stand-in objects: a real Zun container stuck in Creating needs the
+    test cloud (issue 34's test is still to be written there).
+    """
 
     def test_zun_wait_says_status_and_reason(self):
         from rally_container_bench.drivers import base
