@@ -138,13 +138,14 @@ def main():
         1 for v in found.values() if v in decide.DECIDED)
     print("cells decided: old %d of %d, new %d of %d"
           % (decided(old), len(old), decided(new), len(new)))
-    per_old = sum(old_seconds[(k[0], k[1])] for k in old) / max(
-        1, decided(old))
-    per_new = sum(new_seconds[(k[0], k[1])] for k in new) / max(
-        1, decided(new))
-    print("machine seconds per decided cell: old %.0f, new %.0f "
-          "(new/old %.2f); wall: old %.0f s, new %.0f s"
-          % (per_old, per_new, per_new / per_old, old_wall, new_wall))
+    def per_decided(found, seconds):
+        spent = sum(seconds[(k[0], k[1])] for k in found)
+        if not decided(found):
+            return "%.0f machine-s, no cell decided" % spent
+        return "%.0f machine-s per decided cell" % (spent / decided(found))
+    print("old: %s, wall %.0f s; new: %s, wall %.0f s (new/old wall %.2f)"
+          % (per_decided(old, old_seconds), old_wall,
+             per_decided(new, new_seconds), new_wall, new_wall / old_wall))
 
 
 if __name__ == "__main__":

@@ -55,11 +55,13 @@ step "rcbench decide --task $task --task-args-file $task_args (rounds until ever
 # Ctrl-C reaches Rally too (the terminal signals the whole group): Rally
 # aborts the round's task, no further round starts, and the reports of
 # what finished are written.
+trap 'interrupted=1' INT
 set +e
 "$venv/bin/rcbench" decide --task "$task" --task-args-file "$task_args" \
     --env "$env_name" --out "$out"
 status=$?
 set -e
+trap - INT
 ln -sfn "$stamp" "$results/latest"
 where=$(cd "$results" && pwd)/$stamp
 echo "HTML report:   $where/rally.html (every round's task)"

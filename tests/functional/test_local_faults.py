@@ -231,8 +231,10 @@ class QuickstartCtrlCTestCase(helpers.DockerRallyTestCase):
         scratch = self.home.path
         args = os.path.join(scratch, "args.yaml")
         with open(args, "w") as f:
-            f.write("platforms: [docker]\nconcurrency: [1]\ntimes: 30\n"
-                    "tests: [quick-cpu]\n")
+            # rcbench decide's first round: 30 iterations
+            f.write("platforms: [docker]\nconcurrency: [1]\n"
+                    "tests: [quick-cpu]\n"
+                    "decide: {pairs_per_round: 30}\n")
         results = os.path.join(scratch, "results")
         # The quickstart's own venv (tools/install-deps.sh made it before
         # the tests ran), never the tox env the test runs in.
