@@ -138,6 +138,7 @@ def main():
         1 for v in found.values() if v in decide.DECIDED)
     print("cells decided: old %d of %d, new %d of %d"
           % (decided(old), len(old), decided(new), len(new)))
+
     def per_decided(found, seconds):
         spent = sum(seconds[(k[0], k[1])] for k in found)
         if not decided(found):
