@@ -55,8 +55,8 @@ def verdicts(report, cells):
     found = {}
     for (platform, step), presets in cells.items():
         for preset in presets:
-            rows = decide._headline_rows(report, labels.get(platform), step,
-                                         preset)
+            rows = decide.headline_rows(report, labels.get(platform), step,
+                                        preset)
             found[(labels.get(platform, platform), step, preset)] = (
                 rows[0]["verdict"] if rows else None)
     return found

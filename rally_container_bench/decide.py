@@ -20,15 +20,13 @@ import json
 import math
 import os
 import random
-import re
-import signal
 import statistics
-import subprocess
 import sys
 import time
 
 from rally_container_bench.drivers import registry
 from rally_container_bench.engines import catalog
+from rally_container_bench import rally_runs
 from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import render
@@ -40,9 +38,6 @@ DECIDED = ("equivalent", "worse", "better")
 # An auto margin wider than this would make "equivalent" say nothing:
 # cells that cannot be settled within it stay inconclusive, and say why.
 MAX_AUTO_MARGIN = 0.25
-_STARTED = re.compile(r"([0-9a-f-]{36}): started")
-_ITER_END = re.compile(r"\| ITER: \d+ END")
-_WORKLOAD_DONE = re.compile(r"completed (\d+) of (\d+) in general")
 
 
 class DecideError(Exception):
@@ -110,165 +105,20 @@ def undecided(report, cells):
         label = _label(report, platform)
         still = []
         for preset in presets:
-            rows = _headline_rows(report, label, step, preset)
+            rows = headline_rows(report, label, step, preset)
             if not rows or any(r["verdict"] not in DECIDED for r in rows):
                 still.append(preset)
         left[(platform, step)] = still
     return left
 
 
-def _headline_rows(report, label, step, preset):
+def headline_rows(report, label, step, preset):
     spec = tests_lib.resolve(preset)
     prefix = "%s.%s." % (spec.tool, spec.label)
     headline = {m["name"] for m in report["metrics"] if m["headline"]}
     rows = comparison.rows_for(report, platform=label, concurrency=step)
     return [row for row in rows
             if row["metric"].startswith(prefix) and row["metric"] in headline]
-
-
-class Progress:
-    """Where the run is: one updating line on a terminal, else lines."""
-
-    def __init__(self, budget, stream=sys.stdout):
-        self.budget = budget
-        self.stream = stream
-        self.tty = stream.isatty()
-        self.started = time.monotonic()
-        self.state = {}
-        self._last = None
-
-    def elapsed(self):
-        return time.monotonic() - self.started
-
-    def update(self, **state):
-        self.state.update(state)
-        s = self.state
-        where = ("round %s of at most %s | %s | iterations %d of %d | "
-                 "cells decided %d of %d"
-                 % (s.get("round"), s.get("looks"), s.get("where", "-"),
-                    s.get("done", 0), s.get("planned", 0),
-                    s.get("decided", 0), s.get("cells", 0)))
-        # a file gets a line when the run moves on, not every second
-        key = where if not self.tty else where + _minutes(self.left())
-        if key == self._last:
-            return
-        self._last = key
-        line = "%s | budget left %s" % (where, _minutes(self.left()))
-        if self.tty:
-            self.stream.write("\r\033[K" + line)
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def left(self):
-        return self.budget - self.elapsed()
-
-    def say(self, text):
-        if self.tty and self._last:
-            self.stream.write("\n")
-        self._last = None
-        self.stream.write(text + "\n")
-        self.stream.flush()
-
-
-def _minutes(seconds):
-    seconds = max(0, int(seconds))
-    return "%d:%02d" % (seconds // 60, seconds % 60)
-
-
-def run_round(rally, task, args, env, log_path, progress, plan):
-    """Run one round's task; return its uuid (None: it did not start)."""
-    planned = sum(cell[3] for cell in plan)
-    progress.update(done=0, planned=planned, where=_where(plan, 0))
-    offset = os.path.getsize(log_path) if os.path.exists(log_path) else 0
-    with open(log_path, "a") as log:
-        proc = subprocess.Popen(
-            rally + ["task", "start", task, "--task-args", json.dumps(args),
-                     "--env", env, "--tag", "rcbench-decide"],
-            stdout=log, stderr=subprocess.STDOUT,
-            env=dict(os.environ, COLUMNS="200"))
-    uuid, done = None, 0
-    while True:
-        try:
-            finished = proc.wait(timeout=1) is not None
-        except subprocess.TimeoutExpired:
-            finished = False
-        with open(log_path, errors="replace") as log:
-            log.seek(offset)
-            text = log.read()
-            offset = log.tell()
-        uuid = uuid or next(iter(_STARTED.findall(text)), None)
-        done += len(_ITER_END.findall(text))
-        workloads = _WORKLOAD_DONE.findall(text)
-        where = int(workloads[-1][0]) if workloads else None
-        progress.update(done=done, **({"where": _where(plan, where)}
-                                      if where is not None else {}))
-        if finished:
-            break
-    return uuid, proc.returncode
-
-
-def _where(plan, index):
-    if index >= len(plan):
-        return "writing results"
-    platform, step = plan[index][:2]
-    return "%s at %d" % (platform, step)
-
-
-def rally_report(rally, uuids, path, kind="--json"):
-    """Rally's own report of the rounds' tasks (json, or --html-static)."""
-    subprocess.run(rally + ["task", "report"] + uuids + [kind, "--out", path],
-                   check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    if kind == "--json":
-        with open(path) as f:
-            return json.load(f)
-
-
-def task_status(rally, uuid):
-    """Rally's status of a task: finished, aborted, validation_failed..."""
-    proc = subprocess.run(rally + ["task", "status", uuid],
-                          capture_output=True, text=True)
-    found = re.search(r": ([a-z_]+)\s*$", proc.stdout)
-    return found.group(1) if found else "unknown"
-
-
-def _errors(log_path, offset):
-    """The log's ERROR lines since offset: why a round did not run."""
-    with open(log_path, errors="replace") as log:
-        log.seek(offset)
-        lines = [line.strip() for line in log if " ERROR " in line
-                 or "doesn't pass" in line]
-    return " | ".join(lines[-3:]) or "see %s" % log_path
-
-
-def sla_passed(rally, uuid):
-    return subprocess.run(rally + ["task", "sla-check", uuid],
-                          stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL).returncode == 0
-
-
-class _Interrupt:
-    """Ctrl-C during a round: no further round starts.
-
-    Rally (in the same process group) aborts its task; the reports of
-    what finished are still written. A second Ctrl-C stops at once.
-    """
-
-    def __init__(self):
-        self.seen = False
-
-    def __enter__(self):
-        self._previous = signal.signal(signal.SIGINT, self._on_signal)
-        return self
-
-    def _on_signal(self, signum, frame):
-        if self.seen:
-            raise KeyboardInterrupt
-        self.seen = True
-
-    def __exit__(self, *exc):
-        signal.signal(signal.SIGINT, self._previous)
 
 
 def decide(rally, task, args, env, out, budget, max_rounds, pairs,
@@ -308,21 +158,23 @@ class SequentialRun:
                         for step in sorted({s for (_, s) in self.cells})] \
             if NATIVE in args.get("platforms", []) else []
         self.total = sum(len(t) for t in self.cells.values())
-        self.progress = Progress(budget, stream)
+        self.progress = rally_runs.Progress(budget, stream)
         self.progress.state.update(looks=max_rounds, cells=self.total,
                                    decided=0)
         self.log_path = os.path.join(out, "rally-task.log")
 
     def run(self):
         os.makedirs(self.out, exist_ok=True)
-        with _Interrupt() as interrupt:
+        open(self.log_path, "a").close()  # there to follow from the start
+        with rally_runs.Interrupt() as interrupt:
             left, uuids, rounds = self._rounds(interrupt)
         if not uuids:
             raise DecideError("no round ran")
-        document = rally_report(self.rally, uuids,
-                                os.path.join(self.out, "rally.json"))
-        rally_report(self.rally, uuids, os.path.join(self.out, "rally.html"),
-                     "--html-static")
+        document = rally_runs.rally_report(
+            self.rally, uuids, os.path.join(self.out, "rally.json"))
+        rally_runs.rally_report(self.rally, uuids,
+                                os.path.join(self.out, "rally.html"),
+                                "--html-static")
         report = comparison.build([document], margins=self.margins)
         summary = {
             "rounds": rounds, "budget_s": self.budget,
@@ -337,7 +189,7 @@ class SequentialRun:
             "margins": self.margins, "margins_from_noise": self.margin_notes,
             "tasks": uuids, "interrupted": interrupt.seen,
             "sla_failed": [u for u in uuids
-                           if not sla_passed(self.rally, u)]}
+                           if not rally_runs.sla_passed(self.rally, u)]}
         for path, text in render.files(report, self.out).items():
             with open(path, "w") as f:
                 f.write(text)
@@ -356,8 +208,8 @@ class SequentialRun:
             if uuid is None:
                 break
             uuids.append(uuid)
-            document = rally_report(self.rally, uuids,
-                                    os.path.join(self.out, "rally.json"))
+            document = rally_runs.rally_report(
+                self.rally, uuids, os.path.join(self.out, "rally.json"))
             report = comparison.build([document], margins=self.margins)
             seconds = time.monotonic() - started
             if number == 1 and self.auto:
@@ -368,15 +220,15 @@ class SequentialRun:
                 seconds, 1), "cells": len(plan), "decided": decided})
             self.progress.update(decided=decided)
             self.progress.say("round %d: task %s, %s, %d of %d cells decided"
-                              % (number, uuid, _minutes(seconds), decided,
-                                 self.total))
+                              % (number, uuid, rally_runs.minutes(seconds),
+                                 decided, self.total))
             if interrupt.seen or decided == self.total:
                 break
             if self.progress.elapsed() + next_round_s(
                     document, uuid, left, seconds) > self.budget:
                 self.progress.say("stopping: another round would not end "
                                   "within the budget of %s"
-                                  % _minutes(self.budget))
+                                  % rally_runs.minutes(self.budget))
                 break
         return left, uuids, rounds
 
@@ -387,15 +239,17 @@ class SequentialRun:
         self.progress.update(round=number)
         offset = os.path.getsize(self.log_path) \
             if os.path.exists(self.log_path) else 0
-        uuid, code = run_round(self.rally, self.task, round_args, self.env,
-                               self.log_path, self.progress, plan)
+        uuid, code = rally_runs.run_round(self.rally, self.task, round_args,
+                                          self.env, self.log_path,
+                                          self.progress, plan)
         if interrupt.seen and uuid is None:
             return None
-        status = task_status(self.rally, uuid) if uuid else "not started"
+        status = rally_runs.task_status(self.rally, uuid) if uuid \
+            else "not started"
         if status not in ("finished", "aborted"):
             raise DecideError("round %d: task %s is %s (rally exit %d): %s"
                               % (number, uuid, status, code,
-                                 _errors(self.log_path, offset)))
+                                 rally_runs.errors(self.log_path, offset)))
         return uuid
 
     def _choose_margins(self, document, report):
@@ -411,7 +265,7 @@ class SequentialRun:
         for (platform, step), presets in left.items():
             label = _label(report, platform)
             for preset in presets:
-                for row in _headline_rows(report, label, step, preset):
+                for row in headline_rows(report, label, step, preset):
                     if row.get("pair_sd") is not None:
                         spreads[comparison.kind_of(row["metric"])].append(
                             row["pair_sd"])

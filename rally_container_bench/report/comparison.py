@@ -10,6 +10,7 @@ import datetime
 import fnmatch
 import statistics
 
+from rally_container_bench.report import disturbance
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import overlap
 from rally_container_bench.report import results
@@ -89,7 +90,7 @@ def build(documents, title=None, margins=None):
         values[key].append(sample.value)
         if sample.round is not None:
             by_round[key][sample.round].append(sample.value)
-    pairs = _pairs(collected.samples)
+    pairs = disturbance.pairs(collected.samples)
     alpha = sequential.look_alpha(collected.looks)
     rows = []
     for metric in metrics:
@@ -126,8 +127,8 @@ def build(documents, title=None, margins=None):
         "rows": rows,
         "steps": steps,
         "tasks": collected.tasks,
-        "disturbance": disturbance(steps),
-        "noise": noise(rows),
+        "disturbance": disturbance.of_run(steps),
+        "noise": disturbance.noise(rows, kind_of),
         "warnings": _warnings(collected) + [
             "%s at concurrency %s: %s" % (s["platform"], s["concurrency"], f)
             for s in steps for f in s["flags"]],
@@ -141,23 +142,6 @@ def _baseline_first(platforms):
     the baseline in front.
     """
     return sorted(platforms.items(), key=lambda item: item[0] != NATIVE)
-
-
-def _pairs(samples):
-    """(metric, label, concurrency) -> ([platform values], [twin values])."""
-    found = collections.defaultdict(dict)
-    for sample in samples:
-        if sample.pair is not None:
-            label = sample.twin_of or sample.platform
-            side = 1 if sample.twin_of else 0
-            found[(sample.metric, label, sample.concurrency)].setdefault(
-                sample.pair, [None, None])[side] = sample.value
-    paired = {}
-    for key, by_pair in found.items():
-        complete = [p for p in by_pair.values() if None not in p]
-        if complete:
-            paired[key] = ([p[0] for p in complete], [p[1] for p in complete])
-    return paired
 
 
 def equivalence_methods(margins, looks=None):
@@ -345,7 +329,7 @@ def _steps_validity(collected):
                          "guest's clock ran at %.3fx the host's (median)"
                          % (100 * validity.CLOCK_TOLERANCE, mismatches,
                             statistics.median(ratios) if ratios else 0))
-        runs = disturbed_runs(checks)
+        runs = disturbance.runs_of(checks)
         if runs["disturbed"]:
             flags.append(
                 "%d of %d test runs disturbed (foreign load %.2f cores, "
@@ -370,44 +354,6 @@ def _steps_validity(collected):
             "runs": runs,
             "flags": flags})
     return found
-
-
-def disturbed_runs(checks):
-    """Test runs of a step, the disturbed ones and what became of them."""
-    watched = [c for c in checks if c.get("foreign_cores") not in (None, "")]
-    hit = [c for c in watched if c.get("disturbed") == "yes"]
-    foreign = [float(c["foreign_cores"]) for c in hit]
-    return {"runs": len(watched), "disturbed": len(hit),
-            "foreign_cores": statistics.median(foreign) if foreign else None,
-            "remeasured": sum(1 for c in watched
-                              if int(c.get("attempt") or 1) > 1),
-            "left_out": sum(1 for c in hit
-                            if c.get("verdicts") == "left out: disturbed")}
-
-
-def disturbance(steps):
-    """The whole run's disturbed test runs: {runs, disturbed, ...}."""
-    total = collections.Counter()
-    foreign = []
-    for step in steps:
-        runs = step["runs"]
-        for key in ("runs", "disturbed", "remeasured", "left_out"):
-            total[key] += runs[key]
-        if runs["foreign_cores"] is not None:
-            foreign.append(runs["foreign_cores"])
-    found = dict(total)
-    found["foreign_cores"] = max(foreign) if foreign else None
-    return found
-
-
-def noise(rows):
-    """Per kind of workload metric: the median SD of within-pair ratios."""
-    found = collections.defaultdict(list)
-    for row in rows:
-        if row.get("pair_sd") is not None:
-            found[kind_of(row["metric"])].append(row["pair_sd"])
-    return [{"kind": kind, "pair_sd": statistics.median(sds),
-             "cells": len(sds)} for kind, sds in sorted(found.items())]
 
 
 def _mean(values):

@@ -7,6 +7,7 @@ import unittest
 
 from rally_container_bench import cli_decide
 from rally_container_bench import decide
+from rally_container_bench import rally_runs
 
 ARGS = {"platforms": ["native", "kvm", "docker"], "concurrency": [1, 2],
         "tests": ["quick-cpu", "quick-memory-read"],
@@ -92,7 +93,7 @@ class ProgressTestCase(unittest.TestCase):
 
     def test_a_file_gets_a_line_when_the_run_moves_on(self):
         out = io.StringIO()
-        progress = decide.Progress(600, out)
+        progress = rally_runs.Progress(600, out)
         progress.state.update(looks=6, cells=10, decided=0)
         progress.update(round=1, planned=12, done=0, where="docker at 1")
         progress.update(round=1)  # nothing new: no line

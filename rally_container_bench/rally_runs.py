@@ -1,0 +1,163 @@
+"""Rally tasks run from the outside: one round, its progress, its reports.
+
+``rally task start`` runs as a child process (its output in the run's
+log); the progress follows that log: one updating line on a terminal,
+plain lines in a file. No Rally import: the Rally CLI is the interface.
+"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+_STARTED = re.compile(r"([0-9a-f-]{36}): started")
+_ITER_END = re.compile(r"\| ITER: \d+ END")
+_WORKLOAD_DONE = re.compile(r"completed (\d+) of (\d+) in general")
+
+
+class Progress:
+    """Where the run is: one updating line on a terminal, else lines."""
+
+    def __init__(self, budget, stream=sys.stdout):
+        self.budget = budget
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.started = time.monotonic()
+        self.state = {}
+        self._last = None
+
+    def elapsed(self):
+        return time.monotonic() - self.started
+
+    def update(self, **state):
+        self.state.update(state)
+        s = self.state
+        where = ("round %s of at most %s | %s | iterations %d of %d | "
+                 "cells decided %d of %d"
+                 % (s.get("round"), s.get("looks"), s.get("where", "-"),
+                    s.get("done", 0), s.get("planned", 0),
+                    s.get("decided", 0), s.get("cells", 0)))
+        # a file gets a line when the run moves on, not every second
+        key = where if not self.tty else where + minutes(self.left())
+        if key == self._last:
+            return
+        self._last = key
+        line = "%s | budget left %s" % (where, minutes(self.left()))
+        if self.tty:
+            self.stream.write("\r\033[K" + line)
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def left(self):
+        return self.budget - self.elapsed()
+
+    def say(self, text):
+        if self.tty and self._last:
+            self.stream.write("\n")
+        self._last = None
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def minutes(seconds):
+    seconds = max(0, int(seconds))
+    return "%d:%02d" % (seconds // 60, seconds % 60)
+
+
+def run_round(rally, task, args, env, log_path, progress, plan):
+    """Run one round's task; return its uuid (None: it did not start)."""
+    planned = sum(cell[3] for cell in plan)
+    progress.update(done=0, planned=planned, where=_where(plan, 0))
+    offset = os.path.getsize(log_path) if os.path.exists(log_path) else 0
+    with open(log_path, "a") as log:
+        proc = subprocess.Popen(
+            rally + ["task", "start", task, "--task-args", json.dumps(args),
+                     "--env", env, "--tag", "rcbench-decide"],
+            stdout=log, stderr=subprocess.STDOUT,
+            env=dict(os.environ, COLUMNS="200"))
+    uuid, done = None, 0
+    while True:
+        try:
+            finished = proc.wait(timeout=1) is not None
+        except subprocess.TimeoutExpired:
+            finished = False
+        with open(log_path, errors="replace") as log:
+            log.seek(offset)
+            text = log.read()
+            offset = log.tell()
+        uuid = uuid or next(iter(_STARTED.findall(text)), None)
+        done += len(_ITER_END.findall(text))
+        workloads = _WORKLOAD_DONE.findall(text)
+        where = int(workloads[-1][0]) if workloads else None
+        progress.update(done=done, **({"where": _where(plan, where)}
+                                      if where is not None else {}))
+        if finished:
+            break
+    return uuid, proc.returncode
+
+
+def _where(plan, index):
+    if index >= len(plan):
+        return "writing results"
+    platform, step = plan[index][:2]
+    return "%s at %d" % (platform, step)
+
+
+def rally_report(rally, uuids, path, kind="--json"):
+    """Rally's own report of the rounds' tasks (json, or --html-static)."""
+    subprocess.run(rally + ["task", "report"] + uuids + [kind, "--out", path],
+                   check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    if kind == "--json":
+        with open(path) as f:
+            return json.load(f)
+
+
+def task_status(rally, uuid):
+    """Rally's status of a task: finished, aborted, validation_failed..."""
+    proc = subprocess.run(rally + ["task", "status", uuid],
+                          capture_output=True, text=True)
+    found = re.search(r": ([a-z_]+)\s*$", proc.stdout)
+    return found.group(1) if found else "unknown"
+
+
+def errors(log_path, offset):
+    """The log's ERROR lines since offset: why a round did not run."""
+    with open(log_path, errors="replace") as log:
+        log.seek(offset)
+        lines = [line.strip() for line in log if " ERROR " in line
+                 or "doesn't pass" in line]
+    return " | ".join(lines[-3:]) or "see %s" % log_path
+
+
+def sla_passed(rally, uuid):
+    return subprocess.run(rally + ["task", "sla-check", uuid],
+                          stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0
+
+
+class Interrupt:
+    """Ctrl-C during a round: no further round starts.
+
+    Rally (in the same process group) aborts its task; the reports of
+    what finished are still written. A second Ctrl-C stops at once.
+    """
+
+    def __init__(self):
+        self.seen = False
+
+    def __enter__(self):
+        self._previous = signal.signal(signal.SIGINT, self._on_signal)
+        return self
+
+    def _on_signal(self, signum, frame):
+        if self.seen:
+            raise KeyboardInterrupt
+        self.seen = True
+
+    def __exit__(self, *exc):
+        signal.signal(signal.SIGINT, self._previous)
