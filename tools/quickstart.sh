@@ -51,6 +51,7 @@ fi
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out="$results/$stamp"
 mkdir -p "$out"
+: > "$out/rally-task.log"  # there to follow from the start
 step "rcbench decide --task $task --task-args-file $task_args (rounds until every cell has a verdict, within the budget)"
 # Ctrl-C reaches Rally too (the terminal signals the whole group): Rally
 # aborts the round's task, no further round starts, and the reports of

@@ -38,7 +38,7 @@ class DecideWithHogTestCase(helpers.DockerRallyTestCase):
             yaml.safe_dump({
                 "platforms": ["native", "docker"], "concurrency": [1, 2],
                 "tests": ["quick-cpu"], "seed": 7,
-                "decide": {"budget_s": 240, "max_rounds": 4,
+                "decide": {"budget_s": 180, "max_rounds": 3,
                            "pairs_per_round": 3,
                            "margins": {"cpu": "auto"}}}, f)
         out = os.path.join(self.home.path, "decide")
@@ -69,7 +69,7 @@ class DecideWithHogTestCase(helpers.DockerRallyTestCase):
         with open(os.path.join(out, "decide.json")) as f:
             summary = json.load(f)
         self.assertEqual(2, summary["cells"])
-        self.assertLessEqual(summary["elapsed_s"], 240 + 120)
+        self.assertLessEqual(summary["elapsed_s"], 180 + 120)
         self.assertIn("cells decided", output)  # the progress lines
         self.assertIn("margin of cpu", output)
         self.assertGreaterEqual(summary["margins"]["cpu"], 0.02)

@@ -252,7 +252,7 @@ class QuickstartCtrlCTestCase(helpers.DockerRallyTestCase):
             logs = [os.path.join(results, d, "rally-task.log")
                     for d in (os.listdir(results)
                               if os.path.isdir(results) else [])]
-            for path in logs:
+            for path in filter(os.path.exists, logs):
                 with open(path) as f:
                     if len(_ITERATION_END.findall(f.read())) >= 2:
                         return path
