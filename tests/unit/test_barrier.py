@@ -11,7 +11,7 @@ from rally_container_bench import abort
 from rally_container_bench import barrier
 
 
-def _member(sync, iteration, delays, results, leave_at=None):
+def _member(sync, iteration, delays, leave_at, results):
     """An iteration: arrives at each point after its delay, or leaves."""
     released = []
     for point, delay in enumerate(delays):
@@ -26,11 +26,16 @@ def _member(sync, iteration, delays, results, leave_at=None):
 
 def _run(sync, plans):
     """{iteration: [(release time, timed out)]} of processes per plan."""
+    return _processes(_member, [(sync, i, delays, leave)
+                                for i, (delays, leave) in plans.items()])
+
+
+def _processes(target, arguments):
+    """{iteration: result} of target(*args, results) forked per args."""
     context = multiprocessing.get_context("fork")
     results = context.Queue()
-    procs = [context.Process(target=_member,
-                             args=(sync, i, delays, results, leave))
-             for i, (delays, leave) in plans.items()]
+    procs = [context.Process(target=target, args=args + (results,))
+             for args in arguments]
     for proc in procs:
         proc.start()
     found = dict(results.get(timeout=30) for _ in procs)
@@ -116,17 +121,8 @@ class VoteTestCase(unittest.TestCase):
     def votes(self, votes):
         sync = barrier.StartBarrier(times=len(votes), concurrency=len(votes),
                                     points=2, timeout=10)
-        context = multiprocessing.get_context("fork")
-        results = context.Queue()
-        procs = [context.Process(target=_voter,
-                                 args=(sync, i + 1, vote, results))
-                 for i, vote in enumerate(votes)]
-        for proc in procs:
-            proc.start()
-        found = dict(results.get(timeout=30) for _ in procs)
-        for proc in procs:
-            proc.join(10)
-        return found
+        return _processes(_voter, [(sync, i + 1, vote)
+                                   for i, vote in enumerate(votes)])
 
     def test_one_vote_is_seen_by_the_whole_wave(self):
         self.assertEqual({1: True, 2: True, 3: True},
