@@ -18,7 +18,7 @@ from rally_container_bench.report import sequential
 from rally_container_bench.report import stats
 from rally_container_bench import validity
 
-NATIVE = "native"
+NATIVE = results.NATIVE
 PHASE_ORDER = ("build", "network", results.BUILD_NETWORK, "delete",
                # ContainerLifecycle's verbs (seed 000's ptcr table)
                "create", "start", "stop", "remove", "run")

@@ -109,7 +109,7 @@ class Collected:
         self.looks = None  # a sequential run's planned looks per cell
         self.started = None  # epoch s of the first iteration's start
         self.ended = {}  # (metric, label, concurrency) -> its last end
-        self._pairs = 0
+        self._iteration_number = 0  # pairs are keyed by it
 
 
 def tasks_of(document):
@@ -225,7 +225,7 @@ def _collect_iteration(collected, iteration, scenario, args, concurrency,
         collected.failed[key] += 1
         return label
     round_number = round_of.get("round") if round_of else None
-    collected._pairs += 1
+    collected._iteration_number += 1
     started = iteration.get("timestamp")
     ended = None
     if started is not None:
@@ -239,7 +239,7 @@ def _collect_iteration(collected, iteration, scenario, args, concurrency,
             continue
         pair = None
         if facts.get("twin") or facts.get("paired"):
-            pair = (collected._pairs, metric, facts.get("repeat"),
+            pair = (collected._iteration_number, metric, facts.get("repeat"),
                     facts.get("attempt"))
         twin = facts.get("twin") == "native"
         if twin and NATIVE not in collected.platforms:
