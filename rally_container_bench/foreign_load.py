@@ -170,12 +170,12 @@ def prune(conf):
     for name in os.listdir(parent):
         if name.isdigit() and not os.path.exists("/proc/%s" % name):
             directory = os.path.join(parent, name)
-            for entry in os.listdir(directory):
-                _unlink(os.path.join(directory, entry))
             try:
+                for entry in os.listdir(directory):
+                    _unlink(os.path.join(directory, entry))
                 os.rmdir(directory)
             except OSError:
-                pass
+                pass  # another harness pruned it first
 
 
 def _unlink(path):

@@ -125,3 +125,21 @@ def _zombie(pid):
             return f.read().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return False
+
+
+class PruneTestCase(unittest.TestCase):
+
+    def test_registries_of_gone_harnesses_go(self):
+        import tempfile
+        import types
+        with tempfile.TemporaryDirectory() as state:
+            conf = types.SimpleNamespace(daemon_state_dir=state)
+            gone = foreign_load.Registry(conf, root=2 ** 22 + 12345)
+            alive = foreign_load.Registry(conf, root=os.getpid())
+            for registry in (gone, alive):
+                os.makedirs(registry.path)
+                with open(os.path.join(registry.path, "s_rally_x"), "w"):
+                    pass
+            foreign_load.prune(conf)
+            self.assertFalse(os.path.exists(gone.path))
+            self.assertEqual({"s_rally_x": ""}, alive.sources())

@@ -33,6 +33,7 @@ from rally.task import runner
 
 from rally_container_bench import abort
 from rally_container_bench import foreign_load
+from rally_container_bench import opts
 
 LOG = logging.getLogger(__name__)
 
@@ -143,6 +144,10 @@ class GracefulInterrupt(context.Context):
         # The harness whose processes count as the measurement's own CPU
         # (foreign_load): this process, before Rally forks its runners.
         foreign_load.set_harness(os.getpid())
+        try:
+            foreign_load.prune(opts.register())
+        except OSError as e:
+            LOG.warning("stale instance registries not pruned: %s" % e)
         if threading.current_thread() is not threading.main_thread():
             return  # only the main thread may set signal handlers
         abort.arm()  # before Rally forks the runner's processes
