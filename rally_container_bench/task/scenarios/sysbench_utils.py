@@ -27,7 +27,6 @@ from rally_container_bench.workloads import tests as tests_lib
 ENVIRONMENT_TITLE = "environment"
 START_BARRIER_TITLE = "start barrier"
 VALIDITY_TITLE = "validity"
-VALIDITY_COLUMNS = measured_runs.CHECK_COLUMNS
 NATIVE_TWIN_PREFIX = "native twin: "
 
 
@@ -257,7 +256,8 @@ def _validity_table(checks):
                            "(guest elapsed / host elapsed; mismatch: beyond "
                            "2 % whatever the SSH latency)",
             "chart_plugin": "Table",
-            "data": {"cols": list(VALIDITY_COLUMNS), "rows": checks}}
+            "data": {"cols": list(measured_runs.CHECK_COLUMNS),
+                     "rows": checks}}
 
 
 def _endpoint(endpoint, service):
