@@ -78,7 +78,6 @@ def local_args(options):
 def cloud_args(options):
     args = {"platforms": options.platforms or ["native", "container"],
             "container": options.container, "zun_runtime": "runc",
-            "zun_image_pull_policy": "ifnotpresent",
             "network": "rcbench-provider", "kvm_hypervisor_type": "qemu",
             "concurrency": options.concurrency or [1, 2, 4, 8, 16, 32],
             "times": options.times or 32, "boot_and_delete": False,

@@ -5,7 +5,8 @@
                                              the busybox image, CRI stubs
     rcbench engines start|stop [ENGINE ...]  start/stop engine daemons
     rcbench cleanup [--task UUID] [--dry-run] delete instances Rally named on
-                    [--rally-config FILE]    every local engine (after a crash)
+                    [--rally-config FILE]    every local engine (after a
+                    [--env NAME]             crash), or a cloud's Zun ones
     rcbench summary RALLY_JSON [--expect ...] one line per platform and step
     rcbench compare RALLY_JSON... --out DIR  the comparison report (HTML, CSV,
                                              JSON, Markdown) of exported tasks
@@ -185,6 +186,8 @@ def _cleanup(args):
     if args.task:
         owners = rally_tasks.owner_ids(args.task, args.rally_config)
     matches = rally_tasks.name_matcher(owners)
+    if args.env:
+        return _cleanup_cloud(args, matches)
 
     def unreachable(driver_name, error):
         print("rcbench cleanup: %s not asked: %s" % (driver_name, error),
@@ -203,6 +206,32 @@ def _cleanup(args):
             failed += 1
             print("rcbench cleanup: could not delete %s %s: %s"
                   % (cleaner.name, name, e), file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _cleanup_cloud(args, matches):
+    from rally_container_bench import cloud_leftovers
+
+    cloud = cloud_leftovers.Cloud.of_env(args.env, args.rally_config)
+    if not cloud.as_admin:
+        print("rcbench cleanup: environment %s has no admin: only its "
+              "first user's containers are looked at" % args.env,
+              file=sys.stderr)
+    failed = 0
+    timeout = opts.register().delete_timeout
+    for container in cloud.leftovers(matches):
+        what = "Zun container %s (%s, %s)" % (
+            container.name, container.uuid, container.status)
+        if args.dry_run:
+            print("would delete " + what)
+            continue
+        try:
+            cloud.delete(container, timeout)
+            print("deleted " + what)
+        except Exception as e:
+            failed += 1
+            print("rcbench cleanup: could not delete %s: %s" % (what, e),
+                  file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -254,7 +283,8 @@ def build_parser():
     p.set_defaults(func=_summary)
 
     p = sub.add_parser("cleanup", help="delete the instances Rally named "
-                       "on every local engine (e.g. after Rally was killed)")
+                       "on every local engine (e.g. after Rally was "
+                       "killed), or with --env a cloud's Zun containers")
     p.add_argument("--task", metavar="UUID",
                    help="only this task's instances (default: any task's); "
                         "its workloads are read from Rally's DB")
@@ -263,6 +293,11 @@ def build_parser():
                         "(default: where Rally looks)")
     p.add_argument("--dry-run", action="store_true",
                    help="list what would be deleted")
+    p.add_argument("--env", metavar="NAME",
+                   help="a Rally environment of an OpenStack cloud: its "
+                        "Zun containers Rally named instead (with its "
+                        "admin: every project's, force-deleted), each "
+                        "printed with its id")
     p.set_defaults(func=_cleanup)
 
     p = sub.add_parser("compare", help="compare every platform with "

@@ -24,6 +24,10 @@ from rally_container_bench import timestamps
 MIN_MICROVERSION = (1, 20)
 RUNTIME_MICROVERSION = (1, 5)
 _REASON_CHARS = 600
+# What Zun 18 does when the request names no pull policy
+# (zun.common.utils.get_image_pull_policy): every container downloads its
+# Glance image and loads it into Docker again.
+ZUN_DEFAULT_PULL_POLICY = "always (Zun's default)"
 PORT_CHECK_INTERVAL = 15.0
 
 
@@ -41,10 +45,9 @@ class ContainerRequest:
     hints: dict | None = None
     command: tuple = guest.SSHD
     image_driver: str = "glance"
-    # Zun's default (18.0.0) is "always": each container downloads the
-    # archive from Glance and loads it into Docker again, 16 at once for
-    # longer than 10 minutes. "ifnotpresent" reuses what a host has
-    # (admin-only; rcbench_zun_warmup loads it first).
+    # None: Zun's default, "always" (ZUN_DEFAULT_PULL_POLICY).
+    # "ifnotpresent" reuses what a host has (admin-only; rcbench_zun_warmup
+    # loads it first). See resolve_pull_policy for "auto".
     image_pull_policy: str | None = None
     host: str | None = None         # admin-only, API 1.39
     ssh_user: str = "root"
@@ -71,6 +74,20 @@ class ContainerRequest:
                 else None}
         return {key: value for key, value in body.items()
                 if value is not None}
+
+
+PULL_POLICIES = ("auto", "always", "ifnotpresent", "never")
+
+
+def resolve_pull_policy(policy, admin):
+    """The pull policy to send: "auto" is ifnotpresent with the admin.
+
+    Without the admin (setting one is admin-only under Zun's default
+    policy) "auto" sends none: Zun's own, "always".
+    """
+    if policy == "auto":
+        return "ifnotpresent" if admin else None
+    return policy
 
 
 def last_seen(container):
@@ -245,6 +262,32 @@ class ZunDriver(ssh.SshDriver):
                 for a in self.zun.actions.list(instance.id)]
 
     def delete(self, instance):
+        """Ask Zun to delete the container, also one still in Creating.
+
+        Zun refuses a plain delete (and one with "stop") while the
+        container is Creating, e.g. loading its image (HTTP 409). With the
+        admin's client it is force-deleted: zun-compute runs the delete
+        right after the create it waits behind. Without, the container is
+        waited out of Creating, for at most delete_timeout, then deleted;
+        wait_deleted then gives it delete_timeout more.
+        """
+        if self._get(instance).status == "Creating":
+            if self.admin is not None:
+                self.admin.containers.delete(instance.id, force=True,
+                                             all_projects=True)
+                return
+            seen = []
+
+            def created():
+                container = self._get(instance)
+                seen[:] = [container]
+                return container.status != "Creating"
+            base.wait_until(created, self.conf.delete_timeout,
+                            self.conf.nova_poll_interval,
+                            "container %s out of Creating, to be deleted "
+                            "(force-deleting it needs the admin)"
+                            % instance.name,
+                            last=lambda: seen and last_seen(seen[0]))
         # "stop": a running container is stopped, then deleted (its owner
         # may; "force" is admin-only under the default policy).
         self.zun.containers.delete(instance.id, stop=True)
@@ -283,6 +326,8 @@ class ZunDriver(ssh.SshDriver):
     def describe(self):
         return {"driver": self.name, "zun_image": self.request.image,
                 "image_driver": self.request.image_driver,
+                "image_pull_policy": self.request.image_pull_policy
+                or ZUN_DEFAULT_PULL_POLICY,
                 "runtime_requested": self.request.runtime or "",
                 "cpu": self.request.cpu, "memory_mb": self.request.memory}
 

@@ -9,7 +9,13 @@ rcbench_zun_runtime a runtime is asked for only with admin credentials
 rcbench_zun_image   the image argument, or rcbench_guest's docker form
 rcbench_zun_capacity the step's containers fit the Zun hosts' free VCPU
                     and MEMORY_MB in Placement (with admin credentials)
+rcbench_zun_pull_policy a pull policy only with admin credentials;
+                    ifnotpresent at N at once only with the warm-up;
+                    "always" (Zun's default) only where N image loads fit
+                    half the boot timeout
 """
+
+import os
 
 from rally.common import logging
 from rally.common import validation
@@ -174,3 +180,98 @@ class ZunCapacityValidator(validation.Validator):
             "that no longer exist (openstack resource provider usage "
             "show; openstack resource provider allocation delete)"
             % ((concurrency, vcpu, mem) + short))
+
+
+def _context_names(config):
+    return {key.split("@")[0]
+            for key in ((config or {}).get("contexts") or {})}
+
+
+@validation.add("required_platform", platform="openstack", users=True)
+@validation.configure(name="rcbench_zun_pull_policy", platform="openstack")
+class ZunPullPolicyValidator(validation.Validator):
+    """The pull policy is allowed, and its image loads fit the boot timeout.
+
+    Zun's default policy lets only an admin choose one. With Zun's own,
+    "always", every container of a step downloads its Glance image and
+    loads it into Docker again, all at once: the step is refused when
+    that would take more than half of boot_timeout (estimated from the
+    image's size and [container_bench] zun_image_load_mb_per_s). With
+    "ifnotpresent" at more than one at once, the rcbench_zun_warmup
+    context must load the image first (the first-load race).
+    """
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        policy = _arg(config, "image_pull_policy")
+        admin = context.get("admin")
+        if policy not in (None, "auto") and not admin:
+            self.fail(
+                "image_pull_policy=%s is admin-only under Zun's default "
+                "policy (container:create:image_pull_policy): give the "
+                "environment admin credentials, or use auto "
+                "(ifnotpresent where the admin is known, else Zun's own, "
+                "always)" % policy)
+        effective = zun_driver.resolve_pull_policy(policy, admin)
+        if _arg(config, "image_driver", "glance") != "glance":
+            return
+        concurrency = _concurrency(config)
+        if effective == "ifnotpresent" and concurrency > 1 and \
+                "rcbench_zun_warmup" not in _context_names(config):
+            self.fail(
+                "image_pull_policy=%s with %d containers at once needs the "
+                "rcbench_zun_warmup context (tasks/kvm_vs_docker.yaml adds "
+                "it): while a host's first container loads the image, the "
+                "others find the archive on disk, skip the load and fail "
+                "with \"No such image\" (7 of 8 at 8 at once, Zun 18)"
+                % (policy, concurrency))
+        if effective not in (None, "always"):
+            return
+        self._check_loads_fit(context, config, policy, concurrency)
+
+    def _check_loads_fit(self, context, config, policy, concurrency):
+        size = image_megabytes(context, _arg(config, "image"))
+        if size is None:
+            return
+        conf = opts.register()
+        seconds = concurrency * size / conf.zun_image_load_mb_per_s
+        if seconds <= conf.boot_timeout / 2:
+            return
+        said = ("image_pull_policy=always" if policy == "always" else
+                "Zun's default pull policy, always (image_pull_policy "
+                "%s%s)" % (policy or "not set",
+                           ": no admin credentials" if policy else ""))
+        self.fail(
+            "%d Zun containers at once with %s each download the %.0f MB "
+            "image from Glance and load it into Docker: about %.0f s at "
+            "the %.0f MB/s of [container_bench] zun_image_load_mb_per_s "
+            "(the 2-core test cloud: 32 of a 300 MB image took 620-656 s), "
+            "more than half of boot_timeout (%.0f s). Use "
+            "image_pull_policy auto or ifnotpresent with admin credentials "
+            "(task arg zun_image_pull_policy: auto, the default; each host "
+            "then loads the image once, before the timer), or lower the "
+            "concurrency"
+            % (concurrency, said, size, seconds,
+               conf.zun_image_load_mb_per_s, conf.boot_timeout))
+
+
+def image_megabytes(context, image):
+    """The size of what each container loads, MB; None: not known.
+
+    The guest image rcbench_guest uploads (its root file system), or the
+    named Glance image's size as Glance records it.
+    """
+    if image is None:
+        try:
+            tarball = registry.guest_image(opts.register()).tarball
+            return os.path.getsize(tarball) / 1e6
+        except (base.DriverError, OSError):
+            return None
+    try:
+        glance = context["users"][0]["credential"].clients().glance("2")
+        found = [i for i in glance.images.list(filters={"name": image})]
+    except Exception as e:
+        LOG.warning("rcbench_zun_pull_policy: Glance image %s not read, "
+                    "its loads not estimated: %s" % (image, e))
+        return None
+    sizes = [getattr(i, "size", None) or 0 for i in found]
+    return max(sizes) / 1e6 if sizes and max(sizes) else None

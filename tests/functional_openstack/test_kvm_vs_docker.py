@@ -44,13 +44,16 @@ def rally_named(items, key="name"):
                   .startswith("s_rally_"))
 
 
-def aio_rally_home():
-    """A RallyHome whose env is the all-in-one cloud; SkipTest without it."""
+def aio_rally_home(options=None):
+    """A RallyHome whose env is the all-in-one cloud; SkipTest without it.
+
+    options: its [container_bench] options, as helpers.RallyHome's.
+    """
     spec = os.path.join(AIO, "rally-env.json")
     if not os.access(spec, os.R_OK):
         raise unittest.SkipTest("no all-in-one cloud here: run "
                                 "tools/openstack-aio/setup.sh")
-    home = helpers.RallyHome()
+    home = helpers.RallyHome(options)
     # Rally prints the env spec (with the admin password): never shown.
     created = home.rally("env", "create", "--name", "aio", "--spec", spec,
                          check=False)

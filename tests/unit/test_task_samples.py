@@ -338,9 +338,22 @@ class RoundsAndLadderTestCase(unittest.TestCase):
                 {k: v for k, v in scenario_args.items()
                  if k not in ("tests", "via")}, warmup)
             self.assertEqual("runc", warmup["runtime"])
-        # Zun's own pull policy, and no warm-up, unless asked
+        # Without the arg: auto (ifnotpresent where the admin is known),
+        # with the warm-up.
+        config = self.render("kvm_vs_docker.yaml", **{
+            k: v for k, v in args.items() if k != "zun_image_pull_policy"})
+        zun = [w for s in config["subtasks"] for w in s["workloads"]
+               if next(iter(w["scenario"])).startswith("ZunContainers")]
+        self.assertTrue(zun)
+        for workload in zun:
+            self.assertEqual(
+                "auto", next(iter(workload["scenario"].values()))[
+                    "image_pull_policy"])
+            self.assertEqual("auto", workload["contexts"][
+                "rcbench_zun_warmup"]["image_pull_policy"])
+        # "zun": Zun's own pull policy, and no warm-up
         config = self.render("kvm_vs_docker.yaml", **dict(
-            args, zun_image_pull_policy=None))
+            args, zun_image_pull_policy="zun"))
         for subtask in config["subtasks"]:
             for workload in subtask["workloads"]:
                 self.assertNotIn("image_pull_policy",

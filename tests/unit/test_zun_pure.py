@@ -9,10 +9,16 @@ import os
 import subprocess
 import tarfile
 import tempfile
+import types
 import unittest
+from unittest import mock
 
+from oslo_config import cfg
+
+from rally_container_bench.drivers import base
 from rally_container_bench.drivers import zun
 from rally_container_bench.images import guest
+from rally_container_bench import opts
 from rally_container_bench.sysbench import presets
 from rally_container_bench.workloads import sysbench_run
 from rally_container_bench.workloads import sysbench_script
@@ -204,3 +210,66 @@ class LastSeenTestCase(unittest.TestCase):
         setattr(Server, "OS-EXT-STS:task_state", "spawning")
         self.assertEqual("status BUILD, task_state spawning, fault No valid "
                          "host was found.", nova.last_seen(Server()))
+
+
+class ZunDeleteTestCase(unittest.TestCase):
+    """Deleting a container in Creating, against stand-in zunclients.
+
+    They answer as Zun 18 does (its plain and stop deletes of a container
+    in Creating are refused with 409); the real Zun is in
+    tests/functional_openstack/test_zun_creating.py.
+    """
+
+    def driver(self, statuses, admin, **overrides):
+        conf = cfg.ConfigOpts()
+        group = opts.register(conf)
+        conf([])
+        for name, value in overrides.items():
+            conf.set_override(name, value, group=opts.GROUP)
+        client = mock.Mock()
+        client.containers.get.side_effect = [
+            types.SimpleNamespace(status=s, status_reason=None,
+                                  task_state=None) for s in statuses]
+        admin_client = mock.Mock() if admin else None
+        driver = zun.ZunDriver(client, zun.ContainerRequest(image="img"),
+                               None, group, admin_zun=admin_client)
+        return driver, client, admin_client
+
+    def instance(self):
+        return base.Instance(name="c1", id="u1")
+
+    def test_the_admin_force_deletes_one_in_creating(self):
+        driver, client, admin = self.driver(["Creating"], admin=True)
+        driver.delete(self.instance())
+        admin.containers.delete.assert_called_once_with(
+            "u1", force=True, all_projects=True)
+        client.containers.delete.assert_not_called()
+
+    def test_a_user_waits_it_out_of_creating_then_deletes(self):
+        driver, client, _ = self.driver(
+            ["Creating", "Creating", "Running"], admin=False,
+            nova_poll_interval=0.05)
+        driver.delete(self.instance())
+        client.containers.delete.assert_called_once_with("u1", stop=True)
+
+    def test_a_user_gives_up_after_the_delete_timeout(self):
+        driver, client, _ = self.driver(["Creating"] * 100, admin=False,
+                                        nova_poll_interval=0.05,
+                                        delete_timeout=1)
+        with self.assertRaises(base.DriverError) as caught:
+            driver.delete(self.instance())
+        self.assertIn("out of Creating", str(caught.exception))
+        self.assertIn("status Creating", str(caught.exception))
+        client.containers.delete.assert_not_called()
+
+    def test_pull_policy_auto(self):
+        self.assertEqual("ifnotpresent",
+                         zun.resolve_pull_policy("auto", {"admin": 1}))
+        self.assertIsNone(zun.resolve_pull_policy("auto", None))
+        self.assertEqual("always", zun.resolve_pull_policy("always", None))
+        self.assertIsNone(zun.resolve_pull_policy(None, {"admin": 1}))
+
+    def test_the_policy_is_recorded(self):
+        driver, _, _ = self.driver([], admin=False)
+        self.assertEqual("always (Zun's default)",
+                         driver.describe()["image_pull_policy"])

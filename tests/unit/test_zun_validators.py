@@ -100,3 +100,72 @@ class ZunValidatorsTestCase(unittest.TestCase):
         message = self.check(zun_validators.ZunImageValidator(), {},
                              dict(cfg, args={"image_driver": "docker"}))
         self.assertIn("image is required with image_driver docker", message)
+
+
+def stepped(concurrency, contexts=(), **args):
+    """A workload config at ``concurrency`` with rcbench_guest and more."""
+    cfg = config(**args)
+    cfg["runner"] = {"type": "constant", "concurrency": concurrency}
+    cfg["contexts"].update({name: {} for name in contexts})
+    return cfg
+
+
+class ZunPullPolicyTestCase(ZunValidatorsTestCase):
+    """The image size is the test's: 300 MB, as the guest image."""
+
+    def setUp(self):
+        patcher = mock.patch.object(zun_validators, "image_megabytes",
+                                    return_value=300.0)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        self.validator = zun_validators.ZunPullPolicyValidator()
+        self.user = {"users": [{"credential": credential()}]}
+        self.admin = dict(self.user, admin={"credential": credential()})
+
+    def test_a_policy_without_admin_names_the_policy(self):
+        message = self.check(self.validator, self.user,
+                             stepped(1, image_pull_policy="ifnotpresent"))
+        self.assertIn("admin-only", message)
+        self.assertIn("container:create:image_pull_policy", message)
+        self.assertIn("auto", message)
+
+    def test_zuns_default_at_32_is_refused_with_the_estimate(self):
+        message = self.check(self.validator, self.user, stepped(32))
+        # 32 x 300 MB at 15 MB/s
+        self.assertIn("about 640 s", message)
+        self.assertIn("Zun's default pull policy, always", message)
+        self.assertIn("zun_image_pull_policy: auto", message)
+        # auto without the admin is Zun's default too: refused, saying so
+        message = self.check(self.validator, self.user,
+                             stepped(32, image_pull_policy="auto"))
+        self.assertIn("image_pull_policy auto: no admin credentials",
+                      message)
+
+    def test_explicit_always_is_refused_where_loads_do_not_fit(self):
+        message = self.check(self.validator, self.admin,
+                             stepped(16, image_pull_policy="always"))
+        self.assertIn("16 Zun containers at once with "
+                      "image_pull_policy=always", message)
+        self.assertIn("about 320 s", message)
+        # 8 x 300 MB: 160 s, within half of the 600 s boot timeout
+        self.assertIsNone(self.check(
+            self.validator, self.admin,
+            stepped(8, image_pull_policy="always")))
+        self.assertIsNone(self.check(self.validator, self.user, stepped(8)))
+
+    def test_auto_with_admin_needs_the_warmup_above_one(self):
+        message = self.check(self.validator, self.admin,
+                             stepped(32, image_pull_policy="auto"))
+        self.assertIn("needs the rcbench_zun_warmup context", message)
+        self.assertIsNone(self.check(
+            self.validator, self.admin,
+            stepped(32, contexts=["rcbench_zun_warmup"],
+                    image_pull_policy="auto")))
+        self.assertIsNone(self.check(
+            self.validator, self.admin,
+            stepped(1, image_pull_policy="ifnotpresent")))
+
+    def test_an_image_docker_pulls_is_not_estimated(self):
+        self.assertIsNone(self.check(
+            self.validator, self.user,
+            stepped(32, image_driver="docker", image="busybox")))

@@ -2,7 +2,7 @@
 
     contexts:
       rcbench_zun_warmup:
-        image_pull_policy: ifnotpresent
+        image_pull_policy: auto        # or ifnotpresent
         runtime: runc                  # the workload's own container fields
         network: rcbench-provider
 
@@ -16,7 +16,8 @@ server, this context runs one container per Zun compute host, one at a
 time, until it is Running, and deletes it, before the workload starts: the
 workload's build phase then times a container from a cached image, on
 every host alike. It needs admin credentials (the pull policy and the
-host are admin-only under Zun's default policy).
+host are admin-only under Zun's default policy); with ``auto`` and none,
+it warms nothing: the workload's containers use Zun's default policy.
 """
 
 import time
@@ -44,7 +45,8 @@ class ZunWarmup(context.Context):
         "type": "object",
         "additionalProperties": False,
         "properties": {
-            "image_pull_policy": {"enum": ["ifnotpresent", "never"]},
+            "image_pull_policy": {"enum": ["auto", "ifnotpresent",
+                                           "never"]},
             "runtime": {"type": "string", "minLength": 1},
             "network": {"type": "string", "minLength": 1},
             "cpu": {"type": "number", "exclusiveMinimum": 0},
@@ -54,6 +56,12 @@ class ZunWarmup(context.Context):
 
     def setup(self):
         admin = self.context.get("admin")
+        self.context["rcbench_zun_warmup"] = {"seconds": {},
+                                              "leftovers": []}
+        if not admin and self.config["image_pull_policy"] == "auto":
+            LOG.info("rcbench_zun_warmup: no admin credentials: nothing "
+                     "warmed, Zun's default pull policy (always) applies")
+            return
         if not admin:
             raise exceptions.ContextSetupFailure(
                 ctx_name=self.get_name(),
@@ -61,8 +69,6 @@ class ZunWarmup(context.Context):
                     "target host are admin-only under Zun's default policy")
         zun = admin["credential"].clients().zun()
         hosts = self._hosts(zun, admin["credential"])
-        self.context["rcbench_zun_warmup"] = {"seconds": {},
-                                              "leftovers": []}
         for tenant_id, tenant in sorted(self.context["tenants"].items()):
             guest = tenant.get("rcbench_guest", {})
             if not guest.get("image_name"):
@@ -96,7 +102,8 @@ class ZunWarmup(context.Context):
         group = self.context.get("rcbench_zun", {}).get("admin_secgroup_id")
         return zun_driver.ContainerRequest(
             image=guest["image_name"],
-            image_pull_policy=self.config["image_pull_policy"],
+            image_pull_policy=zun_driver.resolve_pull_policy(
+                self.config["image_pull_policy"], admin),
             runtime=self.config.get("runtime"), network=network,
             security_groups=(group,) if group else (),
             cpu=self.config.get("cpu"), memory=self.config.get("memory"),

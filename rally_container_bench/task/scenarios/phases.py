@@ -73,8 +73,11 @@ class InstancePhasesMixin:
                 except Exception as e:
                     if not failed:
                         raise
-                    LOG.warning("%s was not deleted after the iteration "
-                                "failed: %s" % (instance.name, e))
+                    LOG.warning("%s (id %s) was not deleted after the "
+                                "iteration failed: %s; the task's cleanup "
+                                "tries again, or rcbench cleanup (--env "
+                                "for a cloud)" % (instance.name,
+                                                  instance.id, e))
                 self.add_output(complete=engine_times_table(
                     instance, driver.engine_times_note))
 

@@ -29,6 +29,8 @@ class ZunContainersScenario(cloud.CloudInstanceMixin,
                  availability_zone, hints, ssh_user, command=None,
                  image_driver="glance", image_pull_policy=None):
         guest = self.context["tenant"].get("rcbench_guest", {})
+        image_pull_policy = zun_driver.resolve_pull_policy(
+            image_pull_policy, self.context.get("admin"))
         fields = dict(
             image=image or guest.get("image_name"),
             image_driver=image_driver, image_pull_policy=image_pull_policy,
@@ -87,8 +89,9 @@ def _validators(cls):
             validation.add("enum", param_name="image_driver",
                            values=["glance", "docker"], missed=True),
             validation.add("enum", param_name="image_pull_policy",
-                           values=["always", "ifnotpresent", "never"],
+                           values=list(zun_driver.PULL_POLICIES),
                            missed=True),
+            validation.add("rcbench_zun_pull_policy"),
             validation.add("number", param_name="cpu", minval=0.01,
                            nullable=True, integer_only=False),
             validation.add("number", param_name="memory", minval=4,
@@ -134,8 +137,12 @@ class RunAndDelete(ZunContainersScenario):
             pulls: give its name as image)
         :param image_pull_policy: Zun's always, ifnotpresent or never;
             admin-only under Zun's default policy (the container is then
-            the admin's). Default: Zun's ("always" for a tag "latest":
-            every container loads the image from Glance again)
+            the admin's); or auto: ifnotpresent where the environment has
+            admin credentials, else Zun's default. Default: Zun's
+            ("always": every container downloads and loads the image
+            again; validation refuses a step whose loads would not fit
+            the boot timeout). ifnotpresent at more than one at once
+            needs the rcbench_zun_warmup context (the task file adds it)
         """
         request = self._request(image, network, cpu, memory, runtime,
                                 availability_zone, hints, ssh_user,

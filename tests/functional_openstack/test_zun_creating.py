@@ -1,0 +1,112 @@
+"""A Zun container stuck in Creating, on the real all-in-one cloud.
+
+Zun's default pull policy, always, has the container download the guest
+image from Glance and load it into Docker (tens of seconds here): with a
+boot timeout of 2 s its iteration fails while the container is still
+Creating. The iteration's error must say so (Zun's status and task
+state), and the iteration must delete it, within the delete timeout
+(Zun refuses a plain delete in Creating; the admin's force-delete is
+queued behind the create). Then ``rcbench cleanup --env`` on a container
+named as Rally names them. Skips without the cloud.
+"""
+
+import os
+import subprocess
+import unittest
+
+import yaml
+
+from tests.functional import helpers
+from tests.functional_openstack import test_kvm_vs_docker as aio
+
+BOOT_TIMEOUT = 2
+DELETE_TIMEOUT = 300
+TASK = {"version": 2, "title": "a Zun container stuck in Creating",
+        "subtasks": [{"title": "Zun, pull policy always, 2 s to boot",
+                      "workloads": [{
+                          "scenario": {"ZunContainers.run_and_delete": {
+                              "network": "rcbench-provider",
+                              "image_pull_policy": "always",
+                              "cpu": 0.5, "memory": 256}},
+                          "runner": {"constant": {"times": 1,
+                                                  "concurrency": 1}},
+                          "contexts": {
+                              "users": {"tenants": 1, "users_per_tenant": 1},
+                              "allow_ssh": None,
+                              "rcbench_guest": {"hypervisor_type": "docker"},
+                              "rcbench_zun_networks": {
+                                  "networks": ["rcbench-provider"]}}}]}]}
+
+
+def admin_zun():
+    from zunclient import client as zun_client
+    return zun_client.Client("1.latest", session=aio.admin_session())
+
+
+class ZunCreatingTestCase(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        # The pull-policy validator would refuse loads that do not fit
+        # half of a 2 s boot timeout: the rate here lets this one through.
+        cls.home = aio.aio_rally_home(options={
+            "boot_timeout": BOOT_TIMEOUT, "delete_timeout": DELETE_TIMEOUT,
+            "zun_image_load_mb_per_s": 100000})
+        path = os.path.join(cls.home.path, "creating.yaml")
+        with open(path, "w") as f:
+            yaml.safe_dump(TASK, f)
+        cls.uuid, _ = cls.home.start(path)
+        cls.report = cls.home.results(cls.uuid)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.home.close()
+
+    def test_the_error_says_creating_and_the_iteration_deleted_it(self):
+        (workload,) = helpers.workloads(self.report)
+        self.assertEqual(1, workload["failed_iteration_count"])
+        (iteration,) = workload["data"]
+        error = " ".join(iteration["error"])
+        self.assertIn("Running: not within %s s" % float(BOOT_TIMEOUT),
+                      error)
+        self.assertIn("last seen: status Creating", error)
+        actions = {a["name"]: a for a in iteration["atomic_actions"]}
+        delete = actions["delete"]
+        self.assertFalse(delete.get("failed"), delete)
+        took = delete["finished_at"] - delete["started_at"]
+        print("deleted from Creating in %.1f s" % took)
+        self.assertLess(took, 2 * DELETE_TIMEOUT)
+
+    def test_cleanup_env_deletes_and_names_a_leftover(self):
+        from rally_container_bench import rally_tasks
+        zun = admin_zun()
+        # Named as this task's workload names its containers: the cleanup
+        # of --task touches nothing of the tests beside it.
+        (owner,) = rally_tasks.owner_ids(self.uuid, self.home.conf)
+        name = "s_rally_%s_leftover" % owner[:8]
+        container = zun.containers.run(
+            name=name, image="busybox-not-pulled", image_driver="docker",
+            image_pull_policy="never", command=["true"])
+        self.addCleanup(self._force_delete, zun, container.uuid)
+        out = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "cleanup", "--env", "aio",
+             "--task", self.uuid, "--rally-config", self.home.conf],
+            capture_output=True, text=True, timeout=2 * DELETE_TIMEOUT,
+            env=dict(os.environ, HOME=self.home.path))
+        self.assertEqual(0, out.returncode, out.stdout + out.stderr)
+        self.assertIn("deleted Zun container %s (%s"
+                      % (name, container.uuid), out.stdout)
+        self.assertEqual([], [c for c in zun.containers.list(
+            all_projects=True) if c.uuid == container.uuid])
+
+    @staticmethod
+    def _force_delete(zun, uuid):
+        from zunclient import exceptions as zun_exceptions
+        try:
+            zun.containers.delete(uuid, force=True, all_projects=True)
+        except zun_exceptions.NotFound:
+            pass
+
+
+if __name__ == "__main__":
+    unittest.main()
