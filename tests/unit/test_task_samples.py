@@ -333,7 +333,7 @@ class RoundsAndLadderTestCase(unittest.TestCase):
         for workload in zun:
             scenario_args = next(iter(workload["scenario"].values()))
             warmup = workload["contexts"]["rcbench_zun_warmup"]
-            self.assertEqual("ifnotpresent", warmup["image_pull_policy"])
+            self.assertEqual("auto", warmup["image_pull_policy"])
             self.assertEqual(
                 {k: v for k, v in scenario_args.items()
                  if k not in ("tests", "via")}, warmup)
