@@ -1,7 +1,7 @@
 """KEK's concurrency ladder: does every step run N at once, and fail nothing?
 
     python -m benchmarks.kek_ladder [--platforms native docker ...]
-        [--concurrency 1 2 4 8 16 32] [--times 32] [--args-file F]
+        [--concurrency 1 2 4 8 16 32] [--times 32 | --waves 1] [--args-file F]
     python -m benchmarks.kek_ladder --cloud [--platforms native container]
         [--container nova-lxc zun] ...
 
@@ -65,6 +65,8 @@ def local_args(options):
         args["concurrency"] = options.concurrency
     if options.times:
         args["times"] = options.times
+    if options.waves:
+        args["waves"] = options.waves
     if "kvm" in args["platforms"]:
         most, why = validators.vm_capacity(opts.register())
         left_out = [n for n in args["concurrency"] if n > most]
@@ -85,6 +87,8 @@ def cloud_args(options):
             "tests": [{"preset": "quick-cpu", "events": None, "time": 3},
                       {"preset": "quick-memory-read",
                        "memory_total_size": "100G", "time": 2}]}
+    if options.waves:
+        args["waves"] = options.waves
     return args
 
 
@@ -158,6 +162,9 @@ def main():
                         default=["nova-lxc", "zun"])
     parser.add_argument("--concurrency", nargs="+", type=int)
     parser.add_argument("--times", type=int)
+    parser.add_argument("--waves", type=int,
+                        help="instead of --times: this many waves of N at "
+                             "each step N")
     parser.add_argument("--args-file", default=os.path.join(
         TOP, "tasks", "args", "kek-ladder-local.yaml"))
     parser.add_argument("--json", metavar="FILE",
