@@ -24,12 +24,14 @@ class Cloud:
     def of_env(cls, env_name, config_file=None):
         from rally import api as rally_api
         from rally.env import env_mgr
+        from rally import plugins
         from rally_openstack.common import osclients
 
         # the "zun" client (rally-openstack has none)
         from rally_container_bench.task import zun_client  # noqa: F401
 
         rally_api.API(config_file=config_file)  # Rally's DB, configured
+        plugins.load()  # rally-openstack's options (its clients read them)
         platforms = env_mgr.EnvManager.get(env_name).data["platforms"]
         data = (platforms.get("openstack") or {}).get("platform_data")
         if not data:

@@ -16,6 +16,7 @@ import unittest
 
 import yaml
 
+from rally_container_bench.drivers import base
 from tests.functional import helpers
 from tests.functional_openstack import test_kvm_vs_docker as aio
 
@@ -101,11 +102,20 @@ class ZunCreatingTestCase(unittest.TestCase):
 
     @staticmethod
     def _force_delete(zun, uuid):
+        """Gone before the next test (the Zun sample deletes the network)."""
         from zunclient import exceptions as zun_exceptions
-        try:
-            zun.containers.delete(uuid, force=True, all_projects=True)
-        except zun_exceptions.NotFound:
-            pass
+
+        def gone():
+            try:
+                zun.containers.get(uuid, all_projects=True)
+            except zun_exceptions.NotFound:
+                return True
+            return False
+        if gone():
+            return
+        zun.containers.delete(uuid, force=True, all_projects=True)
+        base.wait_until(gone, DELETE_TIMEOUT, 1, "Zun container %s gone"
+                        % uuid)
 
 
 if __name__ == "__main__":
