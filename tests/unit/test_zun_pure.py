@@ -273,3 +273,29 @@ class ZunDeleteTestCase(unittest.TestCase):
         driver, _, _ = self.driver([], admin=False)
         self.assertEqual("always (Zun's default)",
                          driver.describe()["image_pull_policy"])
+
+    def test_a_failed_poll_is_polled_again_within_the_bound(self):
+        # zun-api's HTTP 500 when zun-compute did not answer its RPC in
+        # 60 s (seen at 32 at once): not the container's failure.
+        from zunclient import exceptions as zun_exceptions
+        conf = cfg.ConfigOpts()
+        group = opts.register(conf)
+        conf([])
+        conf.set_override("nova_poll_interval", 0.05, group=opts.GROUP)
+        client = mock.Mock()
+        running = types.SimpleNamespace(
+            status="Running", status_reason=None, task_state=None,
+            addresses={"net": [{"addr": "10.0.0.5", "version": 4}]})
+        client.containers.get.side_effect = [
+            zun_exceptions.InternalServerError(), running]
+        driver = zun.ZunDriver(client, zun.ContainerRequest(image="img"),
+                               None, group)
+        instance = self.instance()
+        driver.wait_running(instance, 5)
+        self.assertEqual("10.0.0.5", instance.ssh_host)
+        client.containers.get.side_effect = [
+            zun_exceptions.InternalServerError()] * 100
+        with self.assertRaises(base.DriverError) as caught:
+            driver.wait_running(self.instance(), 0.2)
+        self.assertIn("last seen: Zun's API failed the poll",
+                      str(caught.exception))
