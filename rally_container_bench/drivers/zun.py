@@ -288,34 +288,35 @@ class ZunDriver(ssh.SshDriver):
     def delete(self, instance):
         """Ask Zun to delete the container, also one still in Creating.
 
-        Zun refuses a plain delete (and one with "stop") while the
-        container is Creating, e.g. loading its image (HTTP 409). With the
-        admin's client it is force-deleted: zun-compute runs the delete
-        right after the create it waits behind. Without, the container is
-        waited out of Creating, for at most delete_timeout, then deleted;
-        wait_deleted then gives it delete_timeout more.
+        "stop": a running container is stopped, then deleted (its owner
+        may; "force" is admin-only under the default policy). Zun refuses
+        that while the container is Creating, e.g. loading its image
+        (HTTP 409): with the admin's client it is then force-deleted
+        (zun-compute runs the delete right after the create it waits
+        behind); without, it is waited out of Creating for at most
+        delete_timeout, then deleted. wait_deleted gives it
+        delete_timeout more.
         """
-        container = self._poll(instance, [])
-        # unknown (Zun's API failed the poll): as if Creating
-        if container is None or container.status == "Creating":
-            if self.admin is not None:
-                self.admin.containers.delete(instance.id, force=True,
-                                             all_projects=True)
-                return
-            seen = []
+        from zunclient import exceptions as zun_exceptions
+        try:
+            self.zun.containers.delete(instance.id, stop=True)
+            return
+        except zun_exceptions.Conflict:
+            pass
+        if self.admin is not None:
+            self.admin.containers.delete(instance.id, force=True,
+                                         all_projects=True)
+            return
+        seen = []
 
-            def created():
-                container = self._poll(instance, seen)
-                return container is not None and \
-                    container.status != "Creating"
-            base.wait_until(created, self.conf.delete_timeout,
-                            self.conf.nova_poll_interval,
-                            "container %s out of Creating, to be deleted "
-                            "(force-deleting it needs the admin)"
-                            % instance.name,
-                            last=lambda: seen and _seen(seen[0]))
-        # "stop": a running container is stopped, then deleted (its owner
-        # may; "force" is admin-only under the default policy).
+        def created():
+            container = self._poll(instance, seen)
+            return container is not None and container.status != "Creating"
+        base.wait_until(created, self.conf.delete_timeout,
+                        self.conf.nova_poll_interval,
+                        "container %s out of Creating, to be deleted "
+                        "(force-deleting it needs the admin)" % instance.name,
+                        last=lambda: seen and _seen(seen[0]))
         self.zun.containers.delete(instance.id, stop=True)
 
     def wait_deleted(self, instance, timeout):

@@ -221,6 +221,7 @@ class ZunDeleteTestCase(unittest.TestCase):
     """
 
     def driver(self, statuses, admin, **overrides):
+        from zunclient import exceptions as zun_exceptions
         conf = cfg.ConfigOpts()
         group = opts.register(conf)
         conf([])
@@ -230,6 +231,9 @@ class ZunDeleteTestCase(unittest.TestCase):
         client.containers.get.side_effect = [
             types.SimpleNamespace(status=s, status_reason=None,
                                   task_state=None) for s in statuses]
+        # Zun 18: a container in Creating refuses a delete with stop
+        refused = zun_exceptions.Conflict()
+        client.containers.delete.side_effect = [refused, None]
         admin_client = mock.Mock() if admin else None
         driver = zun.ZunDriver(client, zun.ContainerRequest(image="img"),
                                None, group, admin_zun=admin_client)
@@ -243,14 +247,15 @@ class ZunDeleteTestCase(unittest.TestCase):
         driver.delete(self.instance())
         admin.containers.delete.assert_called_once_with(
             "u1", force=True, all_projects=True)
-        client.containers.delete.assert_not_called()
+        client.containers.delete.assert_called_once_with("u1", stop=True)
 
     def test_a_user_waits_it_out_of_creating_then_deletes(self):
         driver, client, _ = self.driver(
             ["Creating", "Creating", "Running"], admin=False,
             nova_poll_interval=0.05)
         driver.delete(self.instance())
-        client.containers.delete.assert_called_once_with("u1", stop=True)
+        self.assertEqual([mock.call("u1", stop=True)] * 2,
+                         client.containers.delete.call_args_list)
 
     def test_a_user_gives_up_after_the_delete_timeout(self):
         driver, client, _ = self.driver(["Creating"] * 100, admin=False,
@@ -260,7 +265,7 @@ class ZunDeleteTestCase(unittest.TestCase):
             driver.delete(self.instance())
         self.assertIn("out of Creating", str(caught.exception))
         self.assertIn("status Creating", str(caught.exception))
-        client.containers.delete.assert_not_called()
+        client.containers.delete.assert_called_once_with("u1", stop=True)
 
     def test_pull_policy_auto(self):
         self.assertEqual("ifnotpresent",
