@@ -94,6 +94,25 @@ def wait_until(done, timeout, interval, what, last=None):
         abort.sleep(interval)
 
 
+def polled(get, seen, transient):
+    """get()'s answer, or None when transient(error) says the poll failed.
+
+    A poll an API failed while busy says nothing of the instance: the
+    wait polls again within its bound. seen[:] keeps the last answer, or
+    the failure's text, for the error of a wait that runs out.
+    """
+    try:
+        answer = get()
+    except Exception as e:
+        if not transient(e):
+            raise
+        seen[:] = ["the API failed the poll (%s: %s)"
+                   % (type(e).__name__, str(e)[:300])]
+        return None
+    seen[:] = [answer]
+    return answer
+
+
 def wait_pingable(address, timeout, interval, what):
     """Return when address answers ICMP echo (an instance's first sign)."""
     def answers():

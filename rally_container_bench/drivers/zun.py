@@ -167,22 +167,15 @@ class ZunDriver(ssh.SshDriver):
         return self.zun.containers.get(instance.id)
 
     def _poll(self, instance, seen):
-        """The container, or None when Zun's API failed this poll (5xx).
+        """The container, or None when Zun's API failed this poll.
 
         Under load zun-api answers a GET with HTTP 500 when zun-compute
         does not answer its RPC within 60 s (oslo.messaging's
         MessagingTimeout: 8 of 32 iterations at once on the 2-core test
-        cloud failed on one such poll). A wait polls again, within its
-        own bound; seen[:] keeps the last container or error seen.
+        cloud failed on one such poll): the wait polls again.
         """
-        from zunclient import exceptions as zun_exceptions
-        try:
-            container = self._get(instance)
-        except zun_exceptions.HttpServerError as e:
-            seen[:] = ["Zun's API failed the poll: %s" % e]
-            return None
-        seen[:] = [container]
-        return container
+        return base.polled(lambda: self._get(instance), seen,
+                           nova.transient_api_error)
 
     def wait_running(self, instance, timeout):
         seen = []

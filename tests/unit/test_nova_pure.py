@@ -75,6 +75,27 @@ class ServerErrorTestCase(unittest.TestCase):
             driver = nova.NovaDriver(mock.Mock(), request, "KEY", conf())
             self.assertEqual(own, driver.own_kernel, hypervisor)
 
+    def test_a_busy_apis_failed_poll_is_polled_again(self):
+        # nova-api's workers all busy at 32 at once: a connect timeout
+        # (or an HTTP 5xx) says nothing of the server.
+        from keystoneauth1 import exceptions as ks_exceptions
+        from novaclient import exceptions as nova_exceptions
+        active = mock.Mock(status="ACTIVE", addresses={"net": [
+            {"addr": "10.0.0.7", "version": 4,
+             "OS-EXT-IPS:type": "fixed"}]})
+        driver = self.driver(active)
+        driver.nova.servers.get.side_effect = [
+            ks_exceptions.ConnectTimeout("timed out"),
+            nova_exceptions.ClientException(503), active]
+        instance = base.Instance(name="s1", id="id1")
+        driver.wait_running(instance, timeout=30)
+        self.assertEqual("10.0.0.7", instance.ssh_host)
+        # a 4xx is no busy API: it fails the wait at once
+        driver.nova.servers.get.side_effect = [
+            nova_exceptions.Forbidden(403)]
+        with self.assertRaises(nova_exceptions.Forbidden):
+            driver.wait_running(base.Instance(name="s2", id="id2"), 30)
+
     def test_error_state_fails_at_once_with_the_fault(self):
         server = mock.Mock(status="ERROR", fault={"message": "No valid host"})
         driver = self.driver(server)

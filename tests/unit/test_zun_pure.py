@@ -302,5 +302,5 @@ class ZunDeleteTestCase(unittest.TestCase):
             zun_exceptions.InternalServerError()] * 100
         with self.assertRaises(base.DriverError) as caught:
             driver.wait_running(self.instance(), 0.2)
-        self.assertIn("last seen: Zun's API failed the poll",
+        self.assertIn("last seen: the API failed the poll",
                       str(caught.exception))
