@@ -8,7 +8,7 @@ force-deleted (Zun's default policy); with a user only, the user's own,
 deleted with stop.
 """
 
-import time
+from rally_container_bench.drivers import base
 
 POLL_INTERVAL = 1.0
 
@@ -63,12 +63,13 @@ class Cloud:
         else:
             self.zun.containers.delete(container.uuid, stop=True)
         kwargs = {"all_projects": True} if self.as_admin else {}
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+
+        def gone():
             try:
                 self.zun.containers.get(container.uuid, **kwargs)
             except zun_exceptions.NotFound:
-                return
-            time.sleep(POLL_INTERVAL)
-        raise TimeoutError("Zun container %s (%s) not gone within %.0f s"
-                           % (container.name, container.uuid, timeout))
+                return True
+            return False
+        base.wait_until(gone, timeout, POLL_INTERVAL,
+                        "Zun container %s (%s) gone"
+                        % (container.name, container.uuid))
