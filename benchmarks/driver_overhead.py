@@ -24,7 +24,7 @@ import statistics
 import subprocess
 import time
 
-from rally_container_bench.drivers import registry
+from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench.sysbench import spec as spec_lib
 from rally_container_bench.workloads import sysbench_run

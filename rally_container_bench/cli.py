@@ -26,15 +26,15 @@ import sys
 
 from rally_container_bench import cli_decide
 from rally_container_bench import cli_periodic
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import daemons
-from rally_container_bench.drivers import registry
+from rally_container_bench.core import base
+from rally_container_bench.core import ports
 from rally_container_bench.engines import catalog
-from rally_container_bench.engines import ports
+from rally_container_bench.engines.containerd import cri_api
+from rally_container_bench.engines import daemons
+from rally_container_bench.engines import lifecycle_registry
+from rally_container_bench.engines import registry
 from rally_container_bench.images import busybox
 from rally_container_bench.images import guest
-from rally_container_bench.lifecycle import cri_api
-from rally_container_bench.lifecycle import registry as lifecycle_registry
 from rally_container_bench import opts
 from rally_container_bench import rally_tasks
 from rally_container_bench.report import summary

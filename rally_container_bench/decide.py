@@ -24,8 +24,8 @@ import statistics
 import sys
 import time
 
-from rally_container_bench.drivers import registry
 from rally_container_bench.engines import catalog
+from rally_container_bench.engines import registry
 from rally_container_bench import rally_runs
 from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence

@@ -24,7 +24,7 @@ process sees (the harness's pid names it). Parsing is pure; reading
 import os
 import time
 
-from rally_container_bench.engines import ports as ports_lib
+from rally_container_bench.core import ports as ports_lib
 
 # Cores of foreign load above which a test run is disturbed: a quarter
 # of a core is ~5x what kernel threads and engine daemons use beside a

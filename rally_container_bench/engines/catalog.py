@@ -17,35 +17,36 @@ missing fails only when it is asked for, with its name in the message.
 """
 
 import collections
-import functools
 import importlib
 
-from rally_container_bench.drivers import base
-from rally_container_bench.engines import labels
-from rally_container_bench.engines import runtimes
+from rally_container_bench.core import base
+from rally_container_bench.core import labels
+from rally_container_bench.engines.oci import runtimes
 
 #: runtime: the entry of engines.runtimes the engine runs, if any
 Engine = collections.namedtuple("Engine", "store instance lifecycle runtime",
                                 defaults=(None,))
 
-_D = "rally_container_bench.drivers."
-_L = "rally_container_bench.lifecycle."
+_E = "rally_container_bench.engines."
 #: How each engine above an OCI runtime is driven; the runtime's entry
 #: fills in the rest (binary, flags, facts). A bare runtime keeps its own
 #: state root, so it is a store of its own.
 _RUNTIME_HOSTS = {
-    runtimes.DOCKER: Engine("docker", _D + "docker:DockerDriver",
-                            _L + "cli_engines:DockerCli"),
-    runtimes.PODMAN: Engine("podman", _D + "podman:PodmanDriver",
-                            _L + "cli_engines:PodmanCli"),
-    runtimes.BARE: Engine(None, None, _L + "oci_runtimes:OciRuntime"),
+    runtimes.DOCKER: Engine("docker", _E + "docker.instance:DockerDriver",
+                            _E + "docker.lifecycle:DockerCli"),
+    runtimes.PODMAN: Engine("podman", _E + "podman.instance:PodmanDriver",
+                            _E + "podman.lifecycle:PodmanCli"),
+    runtimes.BARE: Engine(None, None, _E + "oci.bare:OciRuntime"),
 }
 _FIXED = {
-    "kvm": Engine("libvirt", _D + "libvirt:LibvirtDriver",
-                  _L + "libvirt:LibvirtVm"),
-    "lxc": Engine("lxc", _D + "lxc:LxcDriver", _L + "lxc:Lxc"),
-    "containerd": Engine("containerd", None, _L + "containerd:Containerd"),
-    "cri-containerd": Engine("cri", None, _L + "cri:CriContainerd"),
+    "kvm": Engine("libvirt", _E + "libvirt.instance:LibvirtDriver",
+                  _E + "libvirt.lifecycle:LibvirtVm"),
+    "lxc": Engine("lxc", _E + "lxc.instance:LxcDriver",
+                  _E + "lxc.lifecycle:Lxc"),
+    "containerd": Engine("containerd", None,
+                         _E + "containerd.ctr:Containerd"),
+    "cri-containerd": Engine("cri", None,
+                             _E + "containerd.cri:CriContainerd"),
 }
 
 
@@ -88,20 +89,11 @@ def view_class(view, name):
         raise UnknownEngine("unknown %s %r; known: %s"
                             % (_WHAT.get(view, view), name,
                                ", ".join(names(view))))
-    return _loaded(path, name, ENGINES[name].runtime)
-
-
-@functools.lru_cache(maxsize=None)
-def _loaded(path, name, runtime):
     module_name, class_name = path.split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
-    if runtime is None:
-        return cls
-    oci = runtimes.RUNTIMES[runtime]
-    # The engine's class with this runtime: what task files call ``name``.
-    return type("%s_%s" % (class_name, name.replace("-", "_")), (cls,),
-                {"name": name, "oci": oci, "runtime": oci.binary,
-                 "__module__": cls.__module__})
+    runtime = ENGINES[name].runtime
+    return cls if runtime is None else runtimes.with_runtime(cls, name,
+                                                             runtime)
 
 
 def built(image, what):

@@ -7,9 +7,9 @@ task validate``, before any server boots.
 
 from rally.common import validation
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import cinder
-from rally_container_bench.drivers import registry
+from rally_container_bench.core import base
+from rally_container_bench.engines.openstack import cinder
+from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench.task.validators import _arg
 from rally_container_bench.task.validators import _concurrency

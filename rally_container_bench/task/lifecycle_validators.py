@@ -6,8 +6,8 @@ built, and the VMs of a step fit in the host's memory.
 
 from rally.common import validation
 
-from rally_container_bench.drivers import base
-from rally_container_bench.lifecycle import registry as lifecycle
+from rally_container_bench.core import base
+from rally_container_bench.engines import lifecycle_registry as lifecycle
 from rally_container_bench import opts
 from rally_container_bench.task import validators
 

@@ -10,9 +10,9 @@ import tempfile
 
 from rally.common import validation
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import registry
-from rally_container_bench.drivers import tuning as tuning_lib
+from rally_container_bench.core import base
+from rally_container_bench.core import tuning as tuning_lib
+from rally_container_bench.engines import registry
 from rally_container_bench.fio import spec as fio_spec
 from rally_container_bench import opts
 from rally_container_bench.sysbench import spec as spec_lib

@@ -4,7 +4,7 @@ import contextlib
 import dataclasses
 import re
 
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 
 
 class WorkloadError(base.DriverError):

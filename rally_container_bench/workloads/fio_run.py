@@ -7,7 +7,7 @@ fixed-work job measures on a fresh file, as sysbench's seqwr does).
 
 import contextlib
 
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 from rally_container_bench.fio import command
 from rally_container_bench.fio import parse
 from rally_container_bench.workloads import common

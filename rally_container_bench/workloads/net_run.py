@@ -12,7 +12,7 @@ import posixpath
 import shlex
 import time
 
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 from rally_container_bench import metrics
 from rally_container_bench.netload import http
 from rally_container_bench.netload import iperf3

@@ -7,7 +7,7 @@ atomic action timer), so prepare and cleanup never count in the result.
 
 import contextlib
 
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 from rally_container_bench.sysbench import command
 from rally_container_bench.sysbench import parse
 from rally_container_bench.workloads import common

@@ -18,7 +18,7 @@ import dataclasses
 import re
 import shlex
 
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 from rally_container_bench.sysbench import command
 from rally_container_bench.sysbench import presets
 

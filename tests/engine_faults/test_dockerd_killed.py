@@ -15,8 +15,8 @@ import subprocess
 import threading
 import time
 
-from rally_container_bench.drivers import daemons
-from rally_container_bench.drivers import registry
+from rally_container_bench.engines import daemons
+from rally_container_bench.engines import registry
 
 from tests.functional import helpers
 

@@ -11,8 +11,8 @@ import subprocess
 import unittest
 import uuid
 
-from rally_container_bench.drivers import daemons
-from rally_container_bench.drivers import registry
+from rally_container_bench.engines import daemons
+from rally_container_bench.engines import registry
 from rally_container_bench import opts
 
 from tests.functional import helpers

@@ -15,7 +15,7 @@ import time
 import unittest
 import uuid
 
-from rally_container_bench.drivers import registry
+from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench import rally_tasks
 from rally_container_bench import validity

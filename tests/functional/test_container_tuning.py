@@ -8,8 +8,8 @@ import os
 import unittest
 import uuid
 
-from rally_container_bench.drivers import registry
-from rally_container_bench.drivers import tuning as tuning_lib
+from rally_container_bench.core import tuning as tuning_lib
+from rally_container_bench.engines import registry
 from rally_container_bench.report import comparison
 from rally_container_bench.task import validators
 from tests.functional import helpers

@@ -17,7 +17,7 @@ import time
 
 import yaml
 
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 from tests.functional import helpers
 
 TASK = os.path.join(helpers.TOP, "tasks", "local_kvm_vs_containers.yaml")

@@ -11,8 +11,8 @@ import uuid
 
 import docker
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import registry
+from rally_container_bench.core import base
+from rally_container_bench.engines import registry
 from rally_container_bench.sysbench import presets
 from rally_container_bench.workloads import sysbench_run
 

@@ -21,10 +21,10 @@ import tempfile
 import time
 import unittest
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import registry
+from rally_container_bench.core import base
+from rally_container_bench.engines import lifecycle_registry
+from rally_container_bench.engines import registry
 from rally_container_bench.images import guest
-from rally_container_bench.lifecycle import registry as lifecycle_registry
 from rally_container_bench import opts
 from tests.functional import helpers
 from tests.unit.test_drivers_pure import conf as conf_with

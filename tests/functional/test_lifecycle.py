@@ -10,8 +10,8 @@ import unittest
 
 import yaml
 
-from rally_container_bench.drivers import acceleration
-from rally_container_bench.lifecycle import registry
+from rally_container_bench.engines.libvirt import acceleration
+from rally_container_bench.engines import lifecycle_registry as registry
 from rally_container_bench import opts
 from rally_container_bench import rally_tasks
 from rally_container_bench.report import comparison

@@ -8,9 +8,9 @@ import types
 import unittest
 from unittest import mock
 
+from rally_container_bench.core import lifecycle as lifecycle_base
+from rally_container_bench.engines import lifecycle_registry as registry
 from rally_container_bench.images import busybox
-from rally_container_bench.lifecycle import base
-from rally_container_bench.lifecycle import registry
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import lifecycle
 from tests.functional import helpers
@@ -63,8 +63,8 @@ class FailsMidway(object):
             self._calls[verb] += 1
             fail = self._calls[verb] % 3 == 0
         if fail:
-            raise base.DriverError("injected: %s %s failed midway"
-                                   % (verb, name))
+            raise lifecycle_base.DriverError("injected: %s %s failed midway"
+                                             % (verb, name))
 
     def create(self, name):
         self._maybe_fail("create", name)
@@ -157,13 +157,14 @@ class LifecycleCleanupTestCase(unittest.TestCase):
         def run(name):  # stand-in fault: the fourth run fails
             calls.append(name)
             if len(calls) == 4:
-                raise base.DriverError("injected: run %s failed" % name)
+                raise lifecycle_base.DriverError(
+                    "injected: run %s failed" % name)
             original(name)
         scenario = scenario_of(lifecycle.Footprint, owner)
         with mock.patch.object(registry, "prepared_driver",
                                return_value=real), \
                 mock.patch.object(real, "run", side_effect=run):
-            with self.assertRaises(base.DriverError):
+            with self.assertRaises(lifecycle_base.DriverError):
                 scenario.run("runc", instances=6, settle=0)
         self.assertEqual(4, len(calls))
         self.assertEqual([], ours(real, owner))

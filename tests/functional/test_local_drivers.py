@@ -11,7 +11,7 @@ import time
 import unittest
 import uuid
 
-from rally_container_bench.drivers import registry
+from rally_container_bench.engines import registry
 from rally_container_bench.sysbench import presets
 from rally_container_bench.workloads import sysbench_run
 from tests.functional import helpers
@@ -126,6 +126,6 @@ class KvmTestCase(DriverLifecycleMixin, unittest.TestCase):
     driver_name = "kvm"
 
     def test_acceleration_is_what_the_host_allows(self):
-        from rally_container_bench.drivers import acceleration
+        from rally_container_bench.engines.libvirt import acceleration
         expected, _ = acceleration.detect(self.conf.vm_acceleration)
         self.assertEqual(expected, self.driver.describe()["acceleration"])

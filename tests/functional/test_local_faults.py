@@ -12,8 +12,8 @@ import subprocess
 import threading
 import time
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import registry
+from rally_container_bench.core import base
+from rally_container_bench.engines import registry
 from rally_container_bench.task.contexts import local_cleanup
 from rally_container_bench.task.scenarios import local
 

@@ -7,8 +7,8 @@ import tempfile
 import time
 import unittest
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import native
+from rally_container_bench.core import base
+from rally_container_bench.engines.native import instance as native
 from rally_container_bench.sysbench import presets
 from rally_container_bench.workloads import sysbench_run
 

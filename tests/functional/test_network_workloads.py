@@ -9,9 +9,9 @@ import subprocess
 import tempfile
 import unittest
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import native
-from rally_container_bench.drivers import registry
+from rally_container_bench.core import base
+from rally_container_bench.engines.native import instance as native
+from rally_container_bench.engines import registry
 from rally_container_bench.netload import http
 from rally_container_bench.netload import iperf3
 from rally_container_bench import opts

@@ -9,9 +9,9 @@ each store asked once; another workload's stay.
 import os
 import unittest
 
-from rally_container_bench.drivers import registry
 from rally_container_bench.engines import catalog
-from rally_container_bench.lifecycle import registry as lifecycle_registry
+from rally_container_bench.engines import lifecycle_registry
+from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench.task.contexts import local_cleanup
 from rally_container_bench.task.scenarios import lifecycle

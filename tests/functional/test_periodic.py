@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import unittest
 
-from rally_container_bench.drivers import registry
+from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from tests.functional import helpers
 

@@ -8,7 +8,7 @@ import tempfile
 import time
 import unittest
 
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 
 from tests.functional import helpers
 
@@ -215,7 +215,7 @@ class NativeOverSSHTestCase(helpers.DockerRallyTestCase):
         return path
 
     def test_sysbench_on_another_host_over_ssh(self):
-        from rally_container_bench.drivers import registry
+        from rally_container_bench.engines import registry
         driver = registry.prepared_driver("docker", self.conf)
         node = driver.create("rcbench-test-native-node")
         self.addCleanup(driver.wait_deleted, node, 120)

@@ -8,7 +8,7 @@ SSH path gives. No cloud needed: Zun reads a container's log the same way
 import unittest
 import uuid
 
-from rally_container_bench.drivers import registry
+from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench.workloads import sysbench_run
 from rally_container_bench.workloads import sysbench_script

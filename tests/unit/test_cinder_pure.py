@@ -12,9 +12,9 @@ from unittest import mock
 
 from cinderclient import exceptions as cinder_exceptions
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import cinder
-from rally_container_bench.drivers import guest_disk
+from rally_container_bench.core import base
+from rally_container_bench.engines.openstack import cinder
+from rally_container_bench.engines.openstack import guest_disk
 from rally_container_bench.report import results
 from tests.unit.test_drivers_pure import conf
 

@@ -8,15 +8,16 @@ from xml.etree import ElementTree
 
 from oslo_config import cfg
 
-from rally_container_bench.drivers import acceleration
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import daemon_process
-from rally_container_bench.drivers import daemons
-from rally_container_bench.drivers import libvirt
-from rally_container_bench.drivers import podman
-from rally_container_bench.drivers import registry
-from rally_container_bench.drivers import tuning
-from rally_container_bench.engines import libvirt as libvirt_engine
+from rally_container_bench.core import base
+from rally_container_bench.core import daemon as daemon_process
+from rally_container_bench.core import tuning
+from rally_container_bench.engines import daemons
+from rally_container_bench.engines.libvirt import acceleration
+from rally_container_bench.engines.libvirt import daemon as libvirt_daemon
+from rally_container_bench.engines.libvirt import domain as libvirt_engine
+from rally_container_bench.engines.libvirt import instance as libvirt
+from rally_container_bench.engines.podman import instance as podman
+from rally_container_bench.engines import registry
 from rally_container_bench.images import guest
 from rally_container_bench import opts
 
@@ -153,7 +154,7 @@ class DaemonTestCase(unittest.TestCase):
             daemons.daemons(conf(image_cache_dir=cache))
             podman.namespace_holder(conf(image_cache_dir=cache))
             self.assertFalse(os.path.exists(cache))
-            path = daemons.write_libvirtd_config(cache)
+            path = libvirt_daemon.write_libvirtd_config(cache)
             (libvirtd,) = [d for d in daemons.daemons(
                 conf(image_cache_dir=cache))["kvm"] if d.name == "libvirtd"]
             self.assertIn(path, libvirtd.argv)

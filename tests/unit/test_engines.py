@@ -10,15 +10,15 @@ import unittest
 from unittest import mock
 from xml.etree import ElementTree
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import registry
+from rally_container_bench.core import base
+from rally_container_bench.core import labels
 from rally_container_bench.engines import catalog
-from rally_container_bench.engines import labels
-from rally_container_bench.engines import libvirt as libvirt_engine
-from rally_container_bench.engines import lxc as lxc_engine
+from rally_container_bench.engines.libvirt import domain as libvirt_engine
+from rally_container_bench.engines.libvirt import lifecycle as lc_libvirt
+from rally_container_bench.engines import lifecycle_registry
+from rally_container_bench.engines.lxc import config as lxc_engine
+from rally_container_bench.engines import registry
 from rally_container_bench.images import busybox
-from rally_container_bench.lifecycle import libvirt as lifecycle_libvirt
-from rally_container_bench.lifecycle import registry as lifecycle_registry
 from tests.unit.test_drivers_pure import conf
 
 
@@ -133,7 +133,7 @@ class SharedTemplatesTestCase(unittest.TestCase):
         self.assertIn("lxc.pty.max = 16\n", a)
 
     def test_lifecycle_domain_is_marked_and_diskless(self):
-        vm = lifecycle_libvirt.LibvirtVm(
+        vm = lc_libvirt.LibvirtVm(
             busybox.BusyboxImage("/cache/busybox-x", "x"),
             conf(vm_acceleration="tcg"))
         with tempfile.TemporaryDirectory() as cache, \

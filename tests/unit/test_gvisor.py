@@ -10,11 +10,12 @@ import tempfile
 import unittest
 from unittest import mock
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import daemons
-from rally_container_bench.drivers import docker as docker_driver
-from rally_container_bench.drivers import gvisor
-from rally_container_bench.engines import runtimes
+from rally_container_bench.core import base
+from rally_container_bench.engines import daemons
+from rally_container_bench.engines.docker import daemon as docker_daemon
+from rally_container_bench.engines.docker import instance as docker_driver
+from rally_container_bench.engines.oci import gvisor
+from rally_container_bench.engines.oci import runtimes
 from rally_container_bench.report import results
 from tests.unit.test_drivers_pure import conf
 
@@ -92,7 +93,7 @@ class DockerdConfigTestCase(unittest.TestCase):
             host = os.path.join(state, "daemon.json")
             with open(host, "w") as f:
                 f.write('{"log-level": "warn",}')
-            write = daemons._write_dockerd_config(
+            write = docker_daemon._write_dockerd_config(
                 conf(daemon_state_dir=state), host_config=host)
             with self.assertRaisesRegex(base.DriverError,
                                         "daemon.json is not valid JSON"):

@@ -10,12 +10,12 @@ import tarfile
 import tempfile
 import unittest
 
+from rally_container_bench.core import base
+from rally_container_bench.core import footprint
+from rally_container_bench.engines.containerd import cri_api
+from rally_container_bench.engines import lifecycle_registry as registry
+from rally_container_bench.engines.oci import bundle as oci_spec
 from rally_container_bench.images import busybox
-from rally_container_bench.lifecycle import base
-from rally_container_bench.lifecycle import cri_api
-from rally_container_bench.lifecycle import footprint
-from rally_container_bench.lifecycle import oci_spec
-from rally_container_bench.lifecycle import registry
 from rally_container_bench.report import comparison
 from rally_container_bench.report import results
 

@@ -8,8 +8,8 @@ from unittest import mock
 
 from rally import plugins as rally_plugins
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import nova
+from rally_container_bench.core import base
+from rally_container_bench.engines.openstack import nova
 from rally_container_bench.images import guest
 from rally_container_bench.report import results
 from tests.unit.test_drivers_pure import conf

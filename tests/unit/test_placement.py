@@ -4,7 +4,7 @@ the test cloud in tests/functional_openstack/test_kvm_vs_docker.py."""
 
 import unittest
 
-from rally_container_bench.drivers import zun
+from rally_container_bench.engines.openstack import zun
 from rally_container_bench import placement
 
 

@@ -9,7 +9,7 @@ import types
 import unittest
 from unittest import mock
 
-from rally_container_bench.engines import ports
+from rally_container_bench.core import ports
 
 
 def _conf(directory):

@@ -8,9 +8,9 @@ installed ("youki", a stand-in entry) shows what one entry brings.
 import unittest
 from unittest import mock
 
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 from rally_container_bench.engines import catalog
-from rally_container_bench.engines import runtimes
+from rally_container_bench.engines.oci import runtimes
 from tests.unit.test_drivers_pure import conf
 
 YOUKI = runtimes.Runtime("youki", package="youki",

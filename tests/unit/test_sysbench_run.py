@@ -12,7 +12,7 @@ import unittest
 from rally import plugins as rally_plugins
 from rally.task import scenario
 
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 from rally_container_bench.report import overlap
 from rally_container_bench.sysbench import parse as sysbench_parse
 from rally_container_bench.sysbench import presets

@@ -6,7 +6,7 @@ from unittest import mock
 from rally import plugins as rally_plugins
 from rally.task import scenario
 
-from rally_container_bench.drivers import tuning
+from rally_container_bench.core import tuning
 from rally_container_bench.report import results
 from rally_container_bench.task import validators
 

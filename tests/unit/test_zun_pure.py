@@ -15,8 +15,8 @@ from unittest import mock
 
 from oslo_config import cfg
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import zun
+from rally_container_bench.core import base
+from rally_container_bench.engines.openstack import zun
 from rally_container_bench.images import guest
 from rally_container_bench import opts
 from rally_container_bench.sysbench import presets
@@ -187,8 +187,8 @@ class LastSeenTestCase(unittest.TestCase):
     """
 
     def test_zun_wait_says_status_and_reason(self):
-        from rally_container_bench.drivers import base
-        from rally_container_bench.drivers import zun
+        from rally_container_bench.core import base
+        from rally_container_bench.engines.openstack import zun
 
         class Container:
             status, task_state = "Creating", "image_pulling"
@@ -202,7 +202,7 @@ class LastSeenTestCase(unittest.TestCase):
                       "status_reason Downloading image", message)
 
     def test_nova_wait_says_status_and_fault(self):
-        from rally_container_bench.drivers import nova
+        from rally_container_bench.engines.openstack import nova
 
         class Server:
             status = "BUILD"

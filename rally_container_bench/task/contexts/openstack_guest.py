@@ -37,7 +37,7 @@ from rally_openstack.common import consts
 from rally_openstack.common.services.image import image as image_service
 from rally_openstack.task import context as os_context
 
-from rally_container_bench.drivers import registry
+from rally_container_bench.engines import registry
 from rally_container_bench import opts
 
 LOG = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from rally.task import context
 from rally.task import scenario
 
 from rally_container_bench import abort
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 from rally_container_bench import opts
 
 LOG = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from rally.common import logging
 from rally import exceptions
 from rally.task import context
 
-from rally_container_bench.drivers import zun as zun_driver
+from rally_container_bench.engines.openstack import zun as zun_driver
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import cloud
 from rally_container_bench.task import zun_validators

@@ -13,9 +13,9 @@ from rally.task import atomic
 from rally.task import scenario
 
 from rally_container_bench import abort
-from rally_container_bench.drivers import native
-from rally_container_bench.lifecycle import footprint
-from rally_container_bench.lifecycle import registry
+from rally_container_bench.core import footprint
+from rally_container_bench.engines import lifecycle_registry as registry
+from rally_container_bench.engines.native import instance as native
 from rally_container_bench import metrics
 from rally_container_bench import opts
 from rally_container_bench.report import results

@@ -7,10 +7,10 @@ import tempfile
 from rally.common import validation
 from rally.task import scenario
 
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import native
-from rally_container_bench.drivers import registry
-from rally_container_bench.drivers import tuning as tuning_lib
+from rally_container_bench.core import base
+from rally_container_bench.core import tuning as tuning_lib
+from rally_container_bench.engines.native import instance as native
+from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.task.scenarios import phases

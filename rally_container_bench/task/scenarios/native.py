@@ -8,9 +8,9 @@ from rally.common import validation
 from rally.task import scenario
 
 from rally_container_bench import abort
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import native
-from rally_container_bench.drivers import ssh as ssh_login
+from rally_container_bench.core import base
+from rally_container_bench.core import ssh as ssh_login
+from rally_container_bench.engines.native import instance as native
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import sysbench_utils
 

@@ -9,7 +9,7 @@ from rally.task import types
 from rally_openstack.common import consts
 from rally_openstack.task import scenario
 
-from rally_container_bench.drivers import nova as nova_driver
+from rally_container_bench.engines.openstack import nova as nova_driver
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import cloud
 from rally_container_bench.task.scenarios import phases

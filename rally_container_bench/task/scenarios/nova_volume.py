@@ -11,9 +11,9 @@ from rally_openstack.common import consts
 from rally_openstack.task import scenario
 
 from rally_container_bench import abort
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import cinder as cinder_driver
-from rally_container_bench.drivers import guest_disk
+from rally_container_bench.core import base
+from rally_container_bench.engines.openstack import cinder as cinder_driver
+from rally_container_bench.engines.openstack import guest_disk
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import nova
 

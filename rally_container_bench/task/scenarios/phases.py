@@ -11,7 +11,7 @@ from rally.common import logging
 from rally.task import atomic
 
 from rally_container_bench import abort
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 from rally_container_bench import foreign_load
 from rally_container_bench import opts
 

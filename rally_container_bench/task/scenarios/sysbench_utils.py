@@ -10,8 +10,8 @@ from rally import exceptions
 from rally.task import atomic
 
 from rally_container_bench import barrier
-from rally_container_bench.drivers import base
-from rally_container_bench.drivers import native
+from rally_container_bench.core import base
+from rally_container_bench.engines.native import instance as native
 from rally_container_bench import foreign_load
 from rally_container_bench import metrics
 from rally_container_bench import opts

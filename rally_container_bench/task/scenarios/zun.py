@@ -8,7 +8,7 @@ from rally.common import validation
 from rally_openstack.common import consts
 from rally_openstack.task import scenario
 
-from rally_container_bench.drivers import zun as zun_driver
+from rally_container_bench.engines.openstack import zun as zun_driver
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import cloud
 from rally_container_bench.task.scenarios import phases

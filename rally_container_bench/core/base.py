@@ -1,0 +1,288 @@
+"""The protocol every engine driver follows, and its typed errors.
+
+No Rally import here: drivers are usable (and tested) without Rally's task
+machinery. An instance's life is
+
+    create() -> wait_running() -> wait_reachable() -> run(argv) -> delete()
+
+and the phases build / network / delete are timed around those calls by the
+scenarios. A workload only needs something that can ``run(argv)``: the
+host itself (native) or an instance reached over SSH.
+"""
+
+import abc
+import dataclasses
+import subprocess
+import time
+
+from rally_container_bench import abort
+from rally_container_bench.core import ports as ports_lib
+
+
+class DriverError(Exception):
+    """An engine operation failed; the message says which and why."""
+
+
+class CommandTimeout(DriverError):
+    """A command ran longer than it was allowed to."""
+
+
+class CommandFailed(DriverError):
+    """A command exited non-zero; ``result`` holds its output."""
+
+    def __init__(self, message, result):
+        super().__init__(message)
+        self.result = result
+
+
+@dataclasses.dataclass(frozen=True)
+class CommandResult:
+    command: str
+    exit_code: int
+    stdout: str
+    stderr: str
+    duration_s: float
+
+    def check(self, what):
+        """Raise CommandFailed (with the output) unless it exited 0."""
+        if self.exit_code != 0:
+            raise CommandFailed(
+                "%s failed with exit code %d: %s"
+                % (what, self.exit_code,
+                   (self.stderr or self.stdout).strip()[-2000:]), self)
+        return self
+
+
+class Executor(abc.ABC):
+    """Runs one command (an argv list, never a shell string) somewhere."""
+
+    #: Where commands run, for result metadata: "native", "docker", ...
+    kind = None
+    #: commands run on the host itself (no guest clock to check)
+    on_host = False
+
+    @abc.abstractmethod
+    def run(self, argv, timeout, cwd=None):
+        """Run argv; return a CommandResult; raise CommandTimeout."""
+
+    def describe(self):
+        """Metadata of the place commands run (host, kernel, ...)."""
+        return {"driver": self.kind}
+
+    def close(self):
+        """Release connections; the executor may be used again after."""
+
+
+def wait_until(done, timeout, interval, what, last=None):
+    """Call done() until it returns a true value, and return that value.
+
+    DriverError("<what> ... within N s") when timeout passes first, with
+    last() (the state seen at the last poll, e.g. Zun's status and
+    status_reason) when given; abort.Aborted as soon as the task is
+    aborted (unless shielded).
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        abort.check(what)
+        result = done()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            seen = last() if last else None
+            raise DriverError("%s: not within %s s%s" % (
+                what, timeout, "; last seen: %s" % seen if seen else ""))
+        abort.sleep(interval)
+
+
+def polled(get, seen, transient):
+    """get()'s answer, or None when transient(error) says the poll failed.
+
+    A poll an API failed while busy says nothing of the instance: the
+    wait polls again within its bound. seen[:] keeps the last answer, or
+    the failure's text, for the error of a wait that runs out.
+    """
+    try:
+        answer = get()
+    except Exception as e:
+        if not transient(e):
+            raise
+        seen[:] = ["the API failed the poll (%s: %s)"
+                   % (type(e).__name__, str(e)[:300])]
+        return None
+    seen[:] = [answer]
+    return answer
+
+
+def wait_pingable(address, timeout, interval, what):
+    """Return when address answers ICMP echo (an instance's first sign)."""
+    def answers():
+        proc = subprocess.run(["ping", "-c", "1", "-W", "1", "-n", address],
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        return proc.returncode == 0
+    wait_until(answers, timeout, interval, what)
+
+
+def run_cli(argv, timeout=120, env=None):
+    """Run an engine's CLI (argv, no shell); CompletedProcess with text."""
+    try:
+        return subprocess.run(list(argv), capture_output=True, text=True,
+                              env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise CommandTimeout("%s %s did not finish within %s s"
+                             % (argv[0], argv[1] if len(argv) > 1 else "",
+                                timeout))
+    except OSError as e:
+        raise DriverError("cannot run %s: %s" % (argv[0], e))
+
+
+def output_of(proc, what):
+    """stdout of a finished CLI call, or DriverError naming ``what``."""
+    if proc.returncode != 0:
+        raise DriverError("%s failed: %s"
+                          % (what, proc.stderr.strip()[-1500:]))
+    return proc.stdout
+
+
+# Where the network workloads' servers listen inside an instance.
+SERVICE_PORTS = {"iperf3": 5201, "http": 8080}
+
+
+@dataclasses.dataclass(frozen=True)
+class Endpoint:
+    """Where a server inside an instance is reached from the Rally host.
+
+    It listens on listen_port inside (on listen_address, where the
+    instance shares the host's network namespace: else on every address
+    of its own namespace); the host connects to host:port (the same port,
+    a NAT address or a port forward).
+    """
+
+    listen_port: int
+    host: str
+    port: int
+    listen_address: str | None = None
+
+
+def host_network_endpoint(conf, ports, service):
+    """The Endpoint of an instance in the host's network namespace.
+
+    A free port per service and instance (ports: its cache), so
+    concurrent instances never share one. The server listens on
+    loopback only: nothing of a test is reachable from another host.
+    """
+    if service not in ports:
+        ports[service] = ports_lib.reserve(conf)
+    return Endpoint(ports[service], "127.0.0.1", ports[service],
+                    listen_address="127.0.0.1")
+
+
+@dataclasses.dataclass
+class Instance:
+    """One VM or container, as a driver created it."""
+
+    name: str
+    id: str | None = None
+    ssh_host: str = "127.0.0.1"
+    ssh_port: int = 22
+    ssh_user: str = "root"
+    # The engine's own timestamps (epoch seconds): created, started, ...
+    engine_times: dict = dataclasses.field(default_factory=dict)
+    # Driver-private state (process handles, file paths).
+    private: dict = dataclasses.field(default_factory=dict)
+
+
+class Driver(abc.ABC):
+    """One engine. Scenarios time the phases around these calls:
+
+    build = create() + wait_running(); network = wait_reachable();
+    delete = delete() + wait_deleted().
+    Methods are called from several Rally runner threads at once.
+    """
+
+    #: the name task files use: "docker", "podman", "kvm", ...
+    name = None
+    #: what the engine's timestamps are, for the report
+    engine_times_note = "The engine's own clock (epoch seconds)"
+
+    #: tuning knobs (tuning.ContainerTuning / VmTuning) where supported
+    tuning = None
+    #: where tests write their files inside an instance, unless told
+    default_workdir = "/root"
+    #: the instance runs a kernel of its own (a VM): its /proc/uptime at
+    #: the first login is its boot time, measured inside
+    own_kernel = False
+
+    def __init__(self, image, conf):
+        self.image = image
+        self.conf = conf
+
+    def prepare(self):
+        """Make the engine ready (daemon up, image imported); idempotent.
+
+        Runs before the first iteration, outside every timed phase.
+        """
+
+    @abc.abstractmethod
+    def create(self, name):
+        """Send the create request; return the Instance."""
+
+    @abc.abstractmethod
+    def wait_running(self, instance, timeout):
+        """Return when the engine reports the instance running."""
+
+    @abc.abstractmethod
+    def wait_reachable(self, instance, timeout):
+        """Return when the instance takes commands (SSH: a login)."""
+
+    @abc.abstractmethod
+    def executor(self, instance):
+        """An Executor that runs commands inside the instance."""
+
+    def endpoint(self, instance, service):
+        """Where the Rally host reaches a server inside the instance.
+
+        service: "iperf3" or "http". By default the instance's SSH address
+        at the service's own port.
+        """
+        port = SERVICE_PORTS[service]
+        return Endpoint(port, instance.ssh_host, port)
+
+    def host_pid(self, instance):
+        """The instance's main process on this host, or None.
+
+        Its cgroup (or its process tree) is what the foreign-load check
+        counts as the measurement's own CPU; None where the instance runs
+        on another host or the engine does not say.
+        """
+        return None
+
+    def record_engine_times(self, instance):
+        """Fill instance.engine_times, if not yet done; called untimed."""
+
+    @abc.abstractmethod
+    def delete(self, instance):
+        """Send the delete request."""
+
+    @abc.abstractmethod
+    def wait_deleted(self, instance, timeout):
+        """Return when the engine no longer lists the instance."""
+
+    @abc.abstractmethod
+    def list_names(self, prefix):
+        """Names of the instances of this engine that start with prefix."""
+
+    def remove(self, name):
+        """Delete an instance found by name (cleanup of leftovers)."""
+        instance = Instance(name=name, id=name)
+        self.delete(instance)
+        self.wait_deleted(instance, self.conf.delete_timeout)
+
+    def describe(self):
+        """Metadata of every result: driver, runtime, acceleration, ..."""
+        return {"driver": self.name, "image": self.image.id}
+
+    @classmethod
+    def check(cls, conf):
+        """(usable, why) for ``rcbench doctor``: can this host run it?"""
+        return False, "no check written for %s" % cls.name

@@ -1,0 +1,69 @@
+"""The host itself: the native baseline every platform is compared to.
+
+Commands run as child processes of the Rally worker, without a shell (the
+argv goes to exec as it is, so no value is ever interpreted by a shell).
+They stay in Rally's process group on purpose: a Ctrl-C on ``rally task
+start`` then reaches them too (in a group of their own they would run on
+after Rally stopped). A timeout kills the child, sysbench threads included.
+"""
+
+import os
+import platform
+import subprocess
+import time
+
+from rally_container_bench.core import base
+
+
+class NativeExecutor(base.Executor):
+    kind = "native"
+    on_host = True
+
+    def run(self, argv, timeout, cwd=None):
+        started = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                [str(word) for word in argv], cwd=cwd,
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True)
+        except OSError as e:
+            raise base.DriverError("cannot start %s: %s" % (argv[0], e))
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            raise base.CommandTimeout("%s did not finish within %s s"
+                                      % (argv[0], timeout))
+        except BaseException:
+            _kill(proc)
+            raise
+        return base.CommandResult(
+            command=" ".join(str(word) for word in argv),
+            exit_code=proc.returncode, stdout=stdout, stderr=stderr,
+            duration_s=time.monotonic() - started)
+
+    def describe(self):
+        return dict(host_facts(), driver=self.kind)
+
+
+def host_facts():
+    """The machine Rally runs on, for every result's environment."""
+    uname = platform.uname()
+    return {"host": uname.node, "host_kernel": uname.release,
+            "host_cpu_model": _cpu_model(), "host_cpus": os.cpu_count()}
+
+
+def _kill(proc):
+    proc.kill()
+    proc.communicate()
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None

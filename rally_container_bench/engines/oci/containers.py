@@ -1,0 +1,97 @@
+"""What Docker and Podman containers share: sshd, state, endpoints, tuning.
+
+Both engines read the same inspect document and publish the guest's sshd
+the same way; the engine packages (engines.docker, engines.podman) use
+these.
+"""
+
+from rally_container_bench.core import base
+from rally_container_bench.core import ports
+from rally_container_bench.core import tuning as tuning_lib
+from rally_container_bench.images import guest
+from rally_container_bench import timestamps
+
+SSHD = list(guest.SSHD)
+
+
+def running(instance, attrs):
+    """Read a Docker/Podman inspect document; True once running.
+
+    Records the engine's timestamps and the published SSH port then;
+    raises DriverError when the container exited instead.
+    """
+    state = attrs["State"]
+    if not state.get("Running"):
+        if state.get("Status") in ("exited", "stopped", "dead"):
+            raise base.DriverError("container %s %s: %s"
+                                   % (instance.name, state["Status"],
+                                      state.get("Error") or ""))
+        return False
+    instance.engine_times = {
+        "created": timestamps.epoch(attrs["Created"]),
+        "started": timestamps.epoch(state.get("StartedAt")),
+    }
+    if instance.private.get("host_network"):
+        return True  # sshd listens on the port chosen at create
+    bindings = (attrs["NetworkSettings"]["Ports"] or {}).get("22/tcp")
+    if not bindings:
+        raise base.DriverError("container %s has no published SSH port"
+                               % instance.name)
+    instance.ssh_host = bindings[0]["HostIp"] or "127.0.0.1"
+    instance.ssh_port = int(bindings[0]["HostPort"])
+    return True
+
+
+def bridge_address(attrs, name):
+    """The container's IP address on its (first) bridge network."""
+    networks = (attrs.get("NetworkSettings") or {}).get("Networks") or {}
+    for network in networks.values():
+        if network.get("IPAddress"):
+            return network["IPAddress"]
+    raise base.DriverError("container %s has no IP address on a bridge "
+                           "network" % name)
+
+
+def container_endpoint(conf, instance, service, inspect):
+    """The Endpoint of a service inside a Docker or Podman container.
+
+    Host network: a free port on loopback; a bridge: the container's
+    address (reachable from the host through the bridge, no NAT).
+    """
+    if instance.private.get("host_network"):
+        return base.host_network_endpoint(
+            conf, instance.private.setdefault("service_ports", {}), service)
+    if "address" not in instance.private:
+        instance.private["address"] = bridge_address(inspect(instance),
+                                                     instance.name)
+    port = base.SERVICE_PORTS[service]
+    return base.Endpoint(port, instance.private["address"], port)
+
+
+def host_network_sshd(conf):
+    """(port, command) of an sshd in the host's network namespace.
+
+    No port can be published there, so sshd itself listens on a free
+    loopback port of the host.
+    """
+    port = ports.reserve(conf)
+    return port, SSHD + ["-p", str(port), "-o", "ListenAddress=127.0.0.1"]
+
+
+def volume_or_root(tuning):
+    """The tests' work directory: the volume where one is asked for."""
+    if tuning is not None and tuning.workdir_volume:
+        return tuning_lib.VOLUME_MOUNT
+    return base.Driver.default_workdir
+
+
+def tuning_facts(tuning, default_network):
+    """Environment entries of a container's tuning (untuned: the default)."""
+    tuning = tuning or tuning_lib.ContainerTuning()
+    facts = tuning.describe()
+    if tuning.network == "host":
+        facts["network"] = ("host network namespace, sshd on a free port "
+                            "of 127.0.0.1")
+    else:
+        facts["network"] = default_network
+    return facts

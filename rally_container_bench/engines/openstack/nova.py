@@ -1,0 +1,327 @@
+"""Nova servers: KVM/QEMU, libvirt-LXC, nova-docker, Ironic alike.
+
+The driver gets a novaclient (and, for floating IPs, a neutronclient)
+from the scenario, which takes them from the Rally environment's
+credentials; no Rally import here. Which hypervisor a server lands on is
+the operator's choice as Nova offers it: the image's hypervisor_type
+(ImagePropertiesFilter), an availability zone, scheduler hints or the
+flavor's extra specs.
+
+Timestamps: ``build`` is timed by the client from the POST to the poll
+that sees ACTIVE, so it includes up to one poll interval
+(``[container_bench] nova_poll_interval``); the server's own ``created``
+and ``OS-SRV-USG:launched_at`` and the instance-action events (where the
+user may read them) are recorded next to it as the engine's times.
+"""
+
+import dataclasses
+import re
+import time
+
+from rally_container_bench.core import base
+from rally_container_bench.core import ssh
+from rally_container_bench import timestamps
+
+# Fault messages from Nova can be long tracebacks.
+_FAULT_CHARS = 600
+# How long to wait for the compute service to finish its action events.
+EVENTS_GRACE_S = 30
+
+
+@dataclasses.dataclass(frozen=True)
+class BootRequest:
+    """Everything of a server create request but its name."""
+
+    image: str
+    flavor: str
+    network: str | None = None
+    key_name: str | None = None
+    security_groups: tuple = ()
+    availability_zone: str | None = None
+    scheduler_hints: dict | None = None
+    # Reach the server at a floating IP from this external network instead
+    # of its fixed IP (which must then be routable from the Rally host).
+    floating_network: str | None = None
+    ssh_user: str = "root"
+    ssh_port: int = 22
+    # What the image targets (not sent: the image's property chooses the
+    # host); a container hypervisor's servers share its kernel.
+    hypervisor_type: str | None = None
+
+
+def transient_api_error(error):
+    """A poll's failure that says nothing of the instance: a busy API.
+
+    keystoneauth's connection errors (7 of 32 servers at once on the
+    2-core test cloud lost a poll to a connect timeout: nova-api's workers
+    were all busy) and HTTP 5xx answers (Zun's 500 when zun-compute did
+    not answer its RPC within 60 s).
+    """
+    from keystoneauth1 import exceptions as ks_exceptions
+    if isinstance(error, ks_exceptions.ConnectionError):
+        return True
+    code = getattr(error, "code", None) or getattr(error, "http_status", None)
+    try:
+        return 500 <= int(code) < 600
+    except (TypeError, ValueError):
+        return False
+
+
+def _seen(what):
+    """last_seen of a server, or the text of a failed poll."""
+    return what if isinstance(what, str) else last_seen(what)
+
+
+def last_seen(server):
+    """A Nova server's state, for the error of a wait that ran out."""
+    fault = getattr(server, "fault", None) or {}
+    facts = [("status", getattr(server, "status", None)),
+             ("task_state", getattr(server, "OS-EXT-STS:task_state", None)),
+             ("fault", fault.get("message") if isinstance(fault, dict)
+              else fault)]
+    return ", ".join("%s %s" % (key, str(value)[:_FAULT_CHARS])
+                     for key, value in facts if value not in (None, ""))
+
+
+def fixed_ipv4(addresses, network_name=None):
+    """The first IPv4 address of a server's ``addresses`` (one network's)."""
+    for name, entries in sorted(addresses.items()):
+        if network_name and name != network_name:
+            continue
+        for entry in entries:
+            if entry.get("version", 4) == 4 and \
+                    entry.get("OS-EXT-IPS:type", "fixed") == "fixed":
+                return entry["addr"]
+    return None
+
+
+def unfinished_events(actions):
+    """Events that started but have no finish time yet."""
+    return [event for action in actions
+            for event in action.get("events") or ()
+            if event.get("start_time") and not event.get("finish_time")]
+
+
+def settled_actions(read, interval, grace=EVENTS_GRACE_S):
+    """read() until no event is unfinished, for at most grace seconds.
+
+    The server (container) can be ACTIVE and answer SSH a moment before
+    the compute service writes its last event's finish time; this runs
+    untimed, after the phases.
+    """
+    deadline = time.monotonic() + grace
+    while True:
+        actions = read()
+        if not unfinished_events(actions) or time.monotonic() > deadline:
+            return actions
+        time.sleep(interval)
+
+
+def action_event_times(actions):
+    """Instance-action events as {"<action>.<event>.start|finish": epoch}."""
+    times = {}
+    for action in actions:
+        for event in action.get("events") or ():
+            key = "%s.%s" % (action["action"], event["event"])
+            times[key + ".start"] = timestamps.epoch(event.get("start_time"))
+            times[key + ".finish"] = timestamps.epoch(event.get("finish_time"))
+    return times
+
+
+class NovaDriver(ssh.SshDriver):
+    """Servers of one Nova endpoint, booted from one BootRequest."""
+
+    name = "nova"
+    engine_times_note = (
+        "Server-side clocks (epoch seconds; Nova keeps whole seconds for "
+        "created and launched_at): created = nova-api accepted the request, "
+        "launched_at = the compute host finished spawning, "
+        "create.<event>.start/finish = instance-action events. The phases "
+        "(build, network, delete) are the client's clock")
+
+    def __init__(self, nova, request, private_key, conf, neutron=None,
+                 network_name=None, admin_nova=None):
+        super().__init__(image=None, conf=conf)
+        self.nova = nova
+        # Instance-action events are admin-only under Nova's default
+        # policy: read with the admin client where the env has one.
+        self.events_nova = admin_nova or nova
+        self.neutron = neutron
+        self.request = request
+        self.private_key = private_key
+        self.network_name = network_name
+
+    def create(self, name):
+        r = self.request
+        nics = [{"net-id": r.network}] if r.network else "auto"
+        server = self.nova.servers.create(
+            name, r.image, r.flavor, nics=nics, key_name=r.key_name,
+            security_groups=list(r.security_groups) or None,
+            availability_zone=r.availability_zone,
+            scheduler_hints=r.scheduler_hints or None)
+        return base.Instance(name=name, id=server.id, ssh_host=None,
+                             ssh_port=r.ssh_port, ssh_user=r.ssh_user,
+                             private={"server": server})
+
+    def _get(self, instance):
+        return self.nova.servers.get(instance.id)
+
+    def wait_running(self, instance, timeout):
+        seen = []
+
+        def active():
+            server = base.polled(lambda: self._get(instance), seen,
+                                 transient_api_error)
+            if server is None:
+                return None
+            if server.status == "ERROR":
+                fault = getattr(server, "fault", {}) or {}
+                raise base.DriverError(
+                    "server %s went to ERROR: %s"
+                    % (instance.name, str(fault.get("message", fault))
+                       [:_FAULT_CHARS]))
+            return server if server.status == "ACTIVE" else None
+        server = base.wait_until(active, timeout,
+                                 self.conf.nova_poll_interval,
+                                 "server %s ACTIVE" % instance.name,
+                                 last=lambda: seen and _seen(seen[0]))
+        instance.private["server"] = server
+        instance.ssh_host = self._address(instance, server)
+
+    def _address(self, instance, server):
+        if self.request.floating_network:
+            return self._attach_floating_ip(instance, server)
+        address = fixed_ipv4(server.addresses, self.network_name)
+        if address is None:
+            raise base.DriverError("server %s is ACTIVE without an IPv4 "
+                                   "address: %s"
+                                   % (instance.name, server.addresses))
+        return address
+
+    def _attach_floating_ip(self, instance, server):
+        ports = self.neutron.list_ports(device_id=server.id)["ports"]
+        if not ports:
+            raise base.DriverError("server %s has no port for a floating IP"
+                                   % instance.name)
+        floating = self.neutron.create_floatingip({"floatingip": {
+            "floating_network_id": self.request.floating_network,
+            "port_id": ports[0]["id"],
+            "description": instance.name}})["floatingip"]
+        instance.private["floating_ip_id"] = floating["id"]
+        return floating["floating_ip_address"]
+
+    @property
+    def own_kernel(self):
+        """Servers of container hypervisors share their host's kernel."""
+        return self.request.hypervisor_type not in ("lxc", "docker")
+
+    def wait_pingable(self, instance, timeout):
+        """Return when the server answers ICMP echo (first network step)."""
+        base.wait_pingable(instance.ssh_host, timeout,
+                           self.conf.ssh_poll_interval,
+                           "ping %s (%s)" % (instance.name, instance.ssh_host))
+
+    def executor(self, instance):
+        return ssh.SSHExecutor(instance, self.private_key, kind=self.name,
+                               key_origin="the key pair of rcbench_guest")
+
+    def record_engine_times(self, instance):
+        if instance.engine_times:
+            return
+        server = self._get(instance)
+        times = {"created": timestamps.epoch(getattr(server, "created", None)),
+                 "launched_at": timestamps.epoch(
+                     getattr(server, "OS-SRV-USG:launched_at", None))}
+        try:
+            actions = settled_actions(lambda: self._actions(instance),
+                                      self.conf.nova_poll_interval)
+            times.update(action_event_times(actions))
+        except Exception as e:  # a policy may refuse them
+            times["instance_actions_unreadable"] = None
+            instance.private["actions_error"] = str(e)
+        instance.engine_times = times
+
+    def _actions(self, instance):
+        events = self.events_nova.instance_action
+        return [events.get(instance.id, action.request_id).to_dict()
+                for action in events.list(instance.id)]
+
+    def delete(self, instance):
+        floating = instance.private.pop("floating_ip_id", None)
+        if floating:
+            self.neutron.delete_floatingip(floating)
+        self.nova.servers.delete(instance.id)
+
+    def wait_deleted(self, instance, timeout):
+        from novaclient import exceptions as nova_exceptions
+
+        seen = []
+
+        def gone():
+            try:
+                server = base.polled(lambda: self._get(instance), seen,
+                                     transient_api_error)
+            except nova_exceptions.NotFound:
+                return True
+            if server is None:
+                return False
+            if server.status == "ERROR":
+                raise base.DriverError("server %s went to ERROR while "
+                                       "being deleted" % instance.name)
+            return server.status == "DELETED"
+        base.wait_until(gone, timeout, self.conf.nova_poll_interval,
+                        "server %s gone" % instance.name,
+                        last=lambda: seen and _seen(seen[0]))
+
+    def list_names(self, prefix):
+        return [s.name for s in self.nova.servers.list(
+            search_opts={"name": "^" + prefix})
+            if s.name.startswith(prefix)]
+
+    def describe(self):
+        return {"driver": self.name, "nova_image": self.request.image,
+                "flavor": self.request.flavor}
+
+    @classmethod
+    def check(cls, conf):
+        return True, "reached through the Rally environment's credentials"
+
+
+def flavor_tuning(extra_specs):
+    """Facts of a flavor's extra specs: the report's tuning label.
+
+    {"hw:cpu_policy": "dedicated", "hw:mem_page_size": "large"} ->
+    tuning "cpu_policy-dedicated+mem_page_size-large" (the "hw:" namespace
+    left out, others kept), so servers of a tuned flavor stand apart from
+    the untuned ones in the comparison report.
+    """
+    if not extra_specs:
+        return {"tuning": "none"}
+    parts = []
+    for key, value in sorted(extra_specs.items()):
+        key = key[3:] if key.startswith("hw:") else key
+        parts.append(re.sub(r"[^A-Za-z0-9_.-]+", "-",
+                            "%s-%s" % (key, value)))
+    return {"tuning": "+".join(parts),
+            "flavor_extra_specs": ", ".join(
+                "%s=%s" % item for item in sorted(extra_specs.items()))}
+
+
+def hypervisor_facts(nova, server):
+    """What ran the server, for result metadata (admin-only fields).
+
+    The comparison report groups by driver, runtime and acceleration:
+    runtime is Nova's hypervisor type (QEMU, LXC, docker, ironic).
+    """
+    host = getattr(server, "OS-EXT-SRV-ATTR:host", None)
+    node = getattr(server, "OS-EXT-SRV-ATTR:hypervisor_hostname", None)
+    facts = {"compute_host": host, "hypervisor_hostname": node}
+    if node:
+        # search() then get(): "detailed" search needs microversion 2.53.
+        for match in nova.hypervisors.search(node):
+            if match.hypervisor_hostname == node:
+                hypervisor = nova.hypervisors.get(match.id)
+                facts["runtime"] = hypervisor.hypervisor_type.lower()
+                facts["hypervisor_version"] = getattr(
+                    hypervisor, "hypervisor_version", None)
+    return facts
