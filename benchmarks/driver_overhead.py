@@ -107,7 +107,7 @@ def main():
     conf = opts.register()
     report = {}
     for name in args.drivers.split(","):
-        driver = registry.prepared_driver(name, conf)
+        driver = registry.prepared_instance(name, conf)
         ours, theirs = [], []
         for n in range(args.rounds):
             tag = "rcbench_bench_%s_%d" % (name.replace("-", ""), n)

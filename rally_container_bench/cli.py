@@ -31,7 +31,6 @@ from rally_container_bench.core import ports
 from rally_container_bench.engines import catalog
 from rally_container_bench.engines.containerd import cri_api
 from rally_container_bench.engines import daemons
-from rally_container_bench.engines import lifecycle_registry
 from rally_container_bench.engines import registry
 from rally_container_bench.images import busybox
 from rally_container_bench.images import guest
@@ -81,9 +80,9 @@ def _doctor(args):
              else "not built (rcbench images build)")
     print("guest image   %s" % state)
     usable_any = False
-    for name in registry.NAMES:
+    for name in registry.INSTANCE_NAMES:
         try:
-            usable, why = registry.driver_class(name).check(conf)
+            usable, why = registry.instance_class(name).check(conf)
         except Exception as e:  # a broken client library, say
             usable, why = False, "cannot load the driver: %s" % e
         usable_any = usable_any or usable
@@ -91,13 +90,13 @@ def _doctor(args):
     tiny = busybox.BusyboxImage.in_cache(conf.image_cache_dir)
     print("lifecycle runtimes (busybox image: %s)" % (
         tiny.dir if tiny.is_built() else "not built (rcbench images build)"))
-    for name in lifecycle_registry.NAMES:
+    for name in registry.LIFECYCLE_NAMES:
         try:
-            usable, why = lifecycle_registry.driver_class(name).check(conf)
+            usable, why = registry.lifecycle_class(name).check(conf)
         except Exception as e:
             usable, why = False, "cannot load the driver: %s" % e
         print("  %-14s %-8s %s" % (name, "usable" if usable else "NO", why))
-    for name, why in sorted(lifecycle_registry.UNAVAILABLE.items()):
+    for name, why in sorted(registry.UNAVAILABLE.items()):
         print("  %-14s %-8s %s" % (name, "NO", why))
     return 0 if usable_any else 1
 
@@ -200,7 +199,7 @@ def _cleanup(args):
             print("would delete %s %s" % (cleaner.name, name))
             continue
         try:
-            cleaner.force_remove(name)
+            cleaner.discard(name)
             print("deleted %s %s" % (cleaner.name, name))
         except base.DriverError as e:
             failed += 1

@@ -81,7 +81,7 @@ def cell_runs(platform, step, pairs, booting_costs):
 
 def _own_kernel(platform):
     try:
-        return registry.driver_class(platform).own_kernel
+        return registry.instance_class(platform).own_kernel
     except catalog.UnknownEngine:  # validation says so, before any boot
         return False
 

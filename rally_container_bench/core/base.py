@@ -268,16 +268,6 @@ class Driver(abc.ABC):
     def wait_deleted(self, instance, timeout):
         """Return when the engine no longer lists the instance."""
 
-    @abc.abstractmethod
-    def list_names(self, prefix):
-        """Names of the instances of this engine that start with prefix."""
-
-    def remove(self, name):
-        """Delete an instance found by name (cleanup of leftovers)."""
-        instance = Instance(name=name, id=name)
-        self.delete(instance)
-        self.wait_deleted(instance, self.conf.delete_timeout)
-
     def describe(self):
         """Metadata of every result: driver, runtime, acceleration, ..."""
         return {"driver": self.name, "image": self.image.id}

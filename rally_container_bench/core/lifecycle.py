@@ -97,11 +97,11 @@ class LifecycleDriver(abc.ABC):
         """
 
     @abc.abstractmethod
-    def force_remove(self, name):
+    def discard(self, name):
         """Remove in whatever state (cleanup); no error when it is gone."""
 
     @abc.abstractmethod
-    def list_names(self):
+    def list_ours(self):
         """Names of the instances this tool made on this engine."""
 
     @abc.abstractmethod

@@ -116,19 +116,29 @@ def stores():
     return found
 
 
+def store_of(name, conf):
+    """The lifecycle view that lists and discards engine ``name``'s store.
+
+    Its ``list_ours()`` names both views' instances there (every runtime
+    of the store); ``discard(name)`` deletes one in whatever state.
+    """
+    store = ENGINES[name].store
+    return view_class(LIFECYCLE, stores()[store])(None, conf)
+
+
 def leftovers(conf, matches, on_error=None):
     """[(cleaner, name)] of this package's instances where matches(name).
 
     The one cleanup path (the Rally cleanup context, ``rcbench
     cleanup``): each store is asked once; one that does not answer
     (daemon down, client missing) is skipped and on_error(store,
-    exception) hears of it. ``cleaner.force_remove(name)`` deletes.
+    exception) hears of it. ``cleaner.discard(name)`` deletes.
     """
     found = []
     for store, name in sorted(stores().items()):
         try:
             cleaner = view_class(LIFECYCLE, name)(None, conf)
-            listed = cleaner.list_names()
+            listed = cleaner.list_ours()
         except Exception as e:
             if on_error is not None:
                 on_error(store, e)

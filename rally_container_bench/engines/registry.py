@@ -1,5 +1,7 @@
-"""The instance view of engines.catalog, one prepared driver per process.
+"""Both views of engines.catalog, one prepared driver per process.
 
+The instance view (core.base.Driver: the Debian guest with sshd) and the
+lifecycle view (core.lifecycle.LifecycleDriver: busybox, ptcr's verbs).
 Cleanup is engines.catalog.leftovers, for both views.
 """
 
@@ -7,16 +9,23 @@ import os
 import threading
 
 from rally_container_bench.engines import catalog
+from rally_container_bench.images import busybox
 from rally_container_bench.images import guest
 
-NAMES = catalog.names(catalog.INSTANCE)
+INSTANCE_NAMES = catalog.names(catalog.INSTANCE)
+LIFECYCLE_NAMES = catalog.names(catalog.LIFECYCLE)
+UNAVAILABLE = catalog.UNAVAILABLE
 
 _lock = threading.Lock()
 _prepared = {}
 
 
-def driver_class(name):
+def instance_class(name):
     return catalog.view_class(catalog.INSTANCE, name)
+
+
+def lifecycle_class(name):
+    return catalog.view_class(catalog.LIFECYCLE, name)
 
 
 def guest_image(conf):
@@ -24,22 +33,34 @@ def guest_image(conf):
                          "guest")
 
 
-def prepared_driver(name, conf, tuning=None):
-    """The driver ``name`` of this process, prepared once (thread-safe).
+def busybox_image(conf):
+    return catalog.built(
+        busybox.BusyboxImage.in_cache(conf.image_cache_dir), "busybox")
+
+
+def prepared_instance(name, conf, tuning=None):
+    """The instance driver ``name`` of this process, prepared once.
 
     Rally's runner forks worker processes, so each prepares its own (the
     engine work is idempotent: the image is imported only once). tuning:
-    a tuning.ContainerTuning for the drivers that take one.
+    a core.tuning.ContainerTuning for the drivers that take one.
     """
     def make():
-        driver = driver_class(name)(guest_image(conf), conf)
+        driver = instance_class(name)(guest_image(conf), conf)
         driver.tuning = tuning
         return driver
     return prepared_once((name, tuning), make)
 
 
+def prepared_lifecycle(name, conf):
+    """The lifecycle driver ``name`` of this process, prepared once."""
+    return prepared_once(
+        "lifecycle:" + name,
+        lambda: lifecycle_class(name)(busybox_image(conf), conf))
+
+
 def prepared_once(key, make):
-    """make()'s driver, prepared, once per process and key."""
+    """make()'s driver, prepared, once per process and key (thread-safe)."""
     key = (os.getpid(), key)
     with _lock:
         if key not in _prepared:

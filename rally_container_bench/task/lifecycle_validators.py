@@ -7,7 +7,7 @@ built, and the VMs of a step fit in the host's memory.
 from rally.common import validation
 
 from rally_container_bench.core import base
-from rally_container_bench.engines import lifecycle_registry as lifecycle
+from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench.task import validators
 
@@ -27,11 +27,12 @@ class LifecycleReadyValidator(validation.Validator):
 
     def validate(self, context, config, plugin_cls, plugin_cfg):
         name = validators._arg(config, self.runtime_param)
-        if name not in lifecycle.NAMES and name not in lifecycle.UNAVAILABLE:
+        if name not in registry.LIFECYCLE_NAMES and \
+                name not in registry.UNAVAILABLE:
             return  # the enum validator names the known runtimes
         conf = opts.register()
         try:
-            driver = lifecycle.driver_class(name)
+            driver = registry.lifecycle_class(name)
         except base.DriverError as e:
             self.fail(str(e))
         if driver.own_kernel:
@@ -39,7 +40,7 @@ class LifecycleReadyValidator(validation.Validator):
         # Everything to fix at once: the image and the runtime.
         problems = []
         try:
-            lifecycle.image(conf)
+            registry.busybox_image(conf)
         except base.DriverError as e:
             problems.append(str(e))
         usable, why = driver.check(conf)

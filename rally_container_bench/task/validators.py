@@ -262,8 +262,8 @@ class HostCapacityValidator(validation.Validator):
         conf = opts.register()
         driver = _arg(config, self.driver_param) if self.driver_param \
             else None
-        if driver in registry.NAMES and \
-                registry.driver_class(driver).own_kernel:
+        if driver in registry.INSTANCE_NAMES and \
+                registry.instance_class(driver).own_kernel:
             self._check_memory(concurrency, conf)
         if self.workdir_param:
             self._check_disk(concurrency, config, conf)
@@ -318,10 +318,10 @@ class EngineReadyValidator(validation.Validator):
 
     def validate(self, context, config, plugin_cls, plugin_cfg):
         name = _arg(config, self.driver_param)
-        if name not in registry.NAMES:
+        if name not in registry.INSTANCE_NAMES:
             return  # the enum validator names the allowed drivers
         conf = opts.register()
-        usable, why = registry.driver_class(name).check(conf)
+        usable, why = registry.instance_class(name).check(conf)
         if not usable:
             self.fail("driver %r cannot run on this host: %s" % (name, why))
         try:

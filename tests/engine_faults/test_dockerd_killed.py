@@ -37,7 +37,7 @@ class DockerdKilledTestCase(helpers.DockerRallyTestCase):
 
     def remove_containers_of(self, task_uuid):
         self.dockerd.start()
-        driver = registry.prepared_driver("docker", self.conf)
+        driver = registry.prepared_instance("docker", self.conf)
         for name in self.containers(task_uuid):
             driver.remove(name)
 

@@ -27,11 +27,11 @@ class PodmanNamespaceTestCase(unittest.TestCase):
             self.skipTest("no private mount namespace on this host "
                           "(cgroups are not hybrid)")
         (self.holder,) = holders
-        usable, why = registry.driver_class("podman-runc").check(self.conf)
+        usable, why = registry.instance_class("podman-runc").check(self.conf)
         if not usable:
             self.skipTest(why)
         self.addCleanup(self.engines, "start")
-        self.driver = registry.driver_class("podman-runc")(
+        self.driver = registry.instance_class("podman-runc")(
             registry.guest_image(self.conf), self.conf)
         self.driver.prepare()
 
@@ -57,7 +57,7 @@ class PodmanNamespaceTestCase(unittest.TestCase):
         out = self.engines("start")
         self.assertIn("podman: removed %s (its network namespace was gone)"
                       % container_id[:12], out)
-        self.assertNotIn(name, self.driver.list_names(""))
+        self.assertNotIn(name, helpers.ours(self.driver.name))
         # Left in place, its 127.0.0.1:PORT mapping would capture the next
         # container any engine publishes on that port.
         self.assertNotIn(container_id, nat_rules())
@@ -68,7 +68,7 @@ class PodmanNamespaceTestCase(unittest.TestCase):
         self.assertIn("(it cannot outlive podman's mount namespace)", out)
         self.assertIn("podman-mounts: stopped", out)
         self.engines("start")
-        self.assertNotIn(name, self.driver.list_names(""))
+        self.assertNotIn(name, helpers.ours(self.driver.name))
         self.assertNotIn(container_id, nat_rules())
 
 

@@ -15,6 +15,7 @@ import time
 import unittest
 import uuid
 
+from rally_container_bench.engines import catalog
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench import rally_tasks
@@ -44,6 +45,21 @@ def sysbench04():
 # about disturbed runs measures as before, never re-measured
 # (tests/functional/test_decide.py sets the real limit).
 QUIET_OPTIONS = {"foreign_load_limit": 64}
+
+
+def ours(engine, conf=None):
+    """Names of this package's instances in ``engine``'s store (both views).
+
+    The store's own listing, as cleanup asks it (engines.catalog.store_of).
+    """
+    return catalog.store_of(engine, conf or opts.register()).list_ours()
+
+
+def discard_if_left(engine, name, conf=None):
+    """Delete instance ``name`` of ``engine``'s store if it is still there."""
+    conf = conf or opts.register()
+    if name in ours(engine, conf):
+        catalog.store_of(engine, conf).discard(name)
 
 
 class RallyHome(object):
@@ -140,7 +156,7 @@ class DockerRallyTestCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.conf = opts.register()
-        usable, why = registry.driver_class("docker").check(cls.conf)
+        usable, why = registry.instance_class("docker").check(cls.conf)
         if not usable:
             raise unittest.SkipTest(why)
         cls.home = RallyHome()
@@ -161,8 +177,7 @@ class DockerRallyTestCase(unittest.TestCase):
             owners = [w["uuid"] for w in workloads(
                 (home or self.home).results(uuid))]
         matches = rally_tasks.name_matcher(owners)
-        driver = registry.driver_class("docker")(None, self.conf)
-        return [n for n in driver.list_names("") if matches(n)]
+        return [n for n in ours("docker", self.conf) if matches(n)]
 
 
 def firewalled_docker_network(testcase, conf):
@@ -272,7 +287,7 @@ def environment(iteration):
 def usable_conf(testcase, driver_name):
     """The options; skips the test where driver_name cannot run."""
     conf = opts.register()
-    usable, why = registry.driver_class(driver_name).check(conf)
+    usable, why = registry.instance_class(driver_name).check(conf)
     if not usable:
         testcase.skipTest(why)
     return conf

@@ -27,17 +27,14 @@ class TunedContainerMixin:
         self.name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
 
     def boot(self, tuning):
-        driver = registry.prepared_driver(self.driver_name, self.conf,
-                                          tuning)
+        driver = registry.prepared_instance(self.driver_name, self.conf,
+                                            tuning)
         instance = driver.create(self.name)
-        self.addCleanup(self.remove, driver)
+        self.addCleanup(helpers.discard_if_left, driver.name, self.name,
+                        self.conf)
         driver.wait_running(instance, self.conf.boot_timeout)
         driver.wait_reachable(instance, self.conf.ssh_timeout)
         return driver, instance, driver.executor(instance)
-
-    def remove(self, driver):
-        if self.name in driver.list_names(self.name):
-            driver.remove(self.name)
 
     def inside(self, executor, *argv):
         return executor.run(list(argv), 60).check(argv[0]).stdout.strip()
@@ -89,7 +86,7 @@ class PodmanCrunTuningTestCase(TunedContainerMixin, unittest.TestCase):
     driver_name = "podman-crun"
 
     def volumes(self):
-        driver = registry.driver_class(self.driver_name)(None, self.conf)
+        driver = registry.instance_class(self.driver_name)(None, self.conf)
         return driver.command("volume", "ls", "-q").stdout.split()
 
 
@@ -118,11 +115,10 @@ class VmTuningTestCase(unittest.TestCase):
         tuned = tuning_lib.VmTuning(disk_cache="writeback", disk_bus="scsi",
                                     cpuset="1", hugepages=True)
         self.reserve_huge_pages(conf)
-        driver = registry.prepared_driver("kvm", conf, tuned)
+        driver = registry.prepared_instance("kvm", conf, tuned)
         name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
         instance = driver.create(name)
-        self.addCleanup(lambda: name in driver.list_names(name)
-                        and driver.remove(name))
+        self.addCleanup(helpers.discard_if_left, "kvm", name, conf)
         driver.wait_running(instance, conf.boot_timeout)
         domain = driver._checked("dumpxml", name)
         self.assertIn("cache='writeback'", domain)

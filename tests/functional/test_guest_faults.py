@@ -105,7 +105,7 @@ class SysbenchInTheGuestTestCase(helpers.DockerRallyTestCase):
     """A guest whose sysbench is gone, or prints what nobody can read."""
 
     def setUp(self):
-        self.driver = registry.prepared_driver("docker", self.conf)
+        self.driver = registry.prepared_instance("docker", self.conf)
         name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
         self.instance = self.driver.create(name)
         self.addCleanup(self.driver.remove, name)

@@ -22,7 +22,6 @@ import time
 import unittest
 
 from rally_container_bench.core import base
-from rally_container_bench.engines import lifecycle_registry
 from rally_container_bench.engines import registry
 from rally_container_bench.images import guest
 from rally_container_bench import opts
@@ -91,7 +90,7 @@ class SecondHomeTestCase(unittest.TestCase):
     def boot_and_login(self, driver_name):
         conf = conf_with(image_cache_dir=self.cache)
         helpers.usable_conf(self, driver_name)
-        driver = registry.driver_class(driver_name)(
+        driver = registry.instance_class(driver_name)(
             registry.guest_image(conf), conf)
         self.assertNotEqual(self.image.tag, driver.image.tag)
         driver.prepare()
@@ -111,7 +110,7 @@ class SecondHomeTestCase(unittest.TestCase):
         if engine == "docker":
             subprocess.run(["docker", "rmi", tag], capture_output=True)
         else:
-            registry.driver_class(driver_name)(None, opts.register()) \
+            registry.instance_class(driver_name)(None, opts.register()) \
                 .command("rmi", tag)
 
     def test_docker_gives_the_second_home_its_own_image(self):
@@ -131,7 +130,7 @@ class RefusedKeyTestCase(unittest.TestCase):
         cache, copy = second_cache(image, parent, authorize_new_key=False)
         self.addCleanup(shutil.rmtree, cache, True)
         mismatched = conf_with(image_cache_dir=cache)
-        driver = registry.driver_class("docker")(copy, mismatched)
+        driver = registry.instance_class("docker")(copy, mismatched)
         driver.prepare()
         self.addCleanup(subprocess.run, ["docker", "rmi", copy.tag],
                         capture_output=True)
@@ -157,17 +156,17 @@ class SymlinkedCacheTestCase(unittest.TestCase):
         link = os.path.join(scratch, "cache")
         os.symlink(real, link)
         conf = conf_with(image_cache_dir=link)
-        usable, why = lifecycle_registry.driver_class("runc").check(conf)
+        usable, why = registry.lifecycle_class("runc").check(conf)
         if not usable:
             self.skipTest(why)
-        driver = lifecycle_registry.driver_class("runc")(
-            lifecycle_registry.image(conf), conf)
+        driver = registry.lifecycle_class("runc")(
+            registry.busybox_image(conf), conf)
         driver.prepare()
         name = "rcbench-symlinked-%d" % time.time_ns()
         driver.create(name)
-        self.addCleanup(driver.force_remove, name)
+        self.addCleanup(driver.discard, name)
         driver.start(name)
         self.assertGreater(driver.workload_pid(name), 1)
         driver.stop(name)
         driver.remove(name)
-        self.assertNotIn(name, driver.list_names())
+        self.assertNotIn(name, driver.list_ours())

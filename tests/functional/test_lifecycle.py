@@ -11,7 +11,7 @@ import unittest
 import yaml
 
 from rally_container_bench.engines.libvirt import acceleration
-from rally_container_bench.engines import lifecycle_registry as registry
+from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench import rally_tasks
 from rally_container_bench.report import comparison
@@ -58,7 +58,7 @@ class LifecycleTaskTestCase(unittest.TestCase):
         cls.home.close()
 
     def test_every_runtime_every_profile_without_failures(self):
-        self.assertEqual(set(registry.NAMES), set(self.runs))
+        self.assertEqual(set(registry.LIFECYCLE_NAMES), set(self.runs))
         for runtime, runs in self.runs.items():
             with self.subTest(runtime=runtime):
                 kinds = sorted({(name.split(".")[1],
@@ -103,7 +103,7 @@ class LifecycleTaskTestCase(unittest.TestCase):
 
     def test_footprint_per_runtime(self):
         sizes = {}
-        for runtime in registry.NAMES:
+        for runtime in registry.LIFECYCLE_NAMES:
             with self.subTest(runtime=runtime):
                 found = self.footprints(runtime)
                 self.assertEqual(sorted(self.args["footprint"]),
@@ -135,7 +135,7 @@ class LifecycleTaskTestCase(unittest.TestCase):
         # gVisor's method, beside PSS. Only its presence is checked here:
         # the test beside this one on the other stestr worker moves the
         # host's free memory by more than a busybox instance costs.
-        for runtime in registry.NAMES:
+        for runtime in registry.LIFECYCLE_NAMES:
             for n, values in self.footprints(runtime).items():
                 self.assertIsInstance(values.get("host_drop"), float,
                                       (runtime, n))
@@ -161,7 +161,7 @@ class LifecycleTaskTestCase(unittest.TestCase):
         accel, _ = acceleration.detect(self.conf.vm_acceleration)
         self.assertIn("qemu-" + accel, labels)
         self.assertIn("docker-runsc-" + self.conf.runsc_platform, labels)
-        self.assertEqual(len(registry.NAMES), len(labels))
+        self.assertEqual(len(registry.LIFECYCLE_NAMES), len(labels))
         most = max(self.args["footprint"])
         for metric in ("create", "start", "stop", "remove", "run",
                        "footprint.instance@1", "footprint.overhead@%d" % most):
@@ -178,7 +178,7 @@ class LifecycleTaskTestCase(unittest.TestCase):
     def test_engines_hold_nothing_of_the_task(self):
         owners = [w["uuid"] for w in helpers.workloads(self.report)]
         matches = rally_tasks.name_matcher(owners)
-        for runtime in registry.NAMES:
-            driver = registry.driver_class(runtime)(None, self.conf)
-            self.assertEqual([], [n for n in driver.list_names()
+        for runtime in registry.LIFECYCLE_NAMES:
+            driver = registry.lifecycle_class(runtime)(None, self.conf)
+            self.assertEqual([], [n for n in driver.list_ours()
                                   if matches(n)], runtime)

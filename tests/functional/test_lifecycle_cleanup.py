@@ -9,7 +9,7 @@ import unittest
 from unittest import mock
 
 from rally_container_bench.core import lifecycle as lifecycle_base
-from rally_container_bench.engines import lifecycle_registry as registry
+from rally_container_bench.engines import registry
 from rally_container_bench.images import busybox
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import lifecycle
@@ -23,7 +23,7 @@ def scenario_of(cls, owner):
 
 
 def ours(driver, owner):
-    return [name for name in driver.list_names()
+    return [name for name in driver.list_ours()
             if lifecycle.LifecycleScenario.name_matches_object(
                 name, task_id=owner)]
 
@@ -80,10 +80,10 @@ class LifecycleCleanupTestCase(unittest.TestCase):
         cls.conf = opts.register()
 
     def driver(self, runtime):
-        usable, why = registry.driver_class(runtime).check(self.conf)
+        usable, why = registry.lifecycle_class(runtime).check(self.conf)
         if not usable:
             self.fail("%s: %s" % (runtime, why))
-        return registry.prepared_driver(runtime, self.conf)
+        return registry.prepared_lifecycle(runtime, self.conf)
 
     def assert_matcher_sees_a_live_one(self, driver, runtime, owner):
         """ours() finds what a scenario of owner names.
@@ -96,7 +96,7 @@ class LifecycleCleanupTestCase(unittest.TestCase):
         try:
             self.assertEqual([name], ours(driver, owner), runtime)
         finally:
-            driver.force_remove(name)
+            driver.discard(name)
 
     def test_100_parallel_through_rally_leave_nothing(self):
         home = helpers.RallyHome()
@@ -112,7 +112,7 @@ class LifecycleCleanupTestCase(unittest.TestCase):
                   helpers.workloads(report)
                   if w["runner"]["constant"]["concurrency"] == PARALLEL]
         self.assertEqual([PARALLEL, PARALLEL], counts)
-        driver = registry.driver_class("docker")(None, self.conf)
+        driver = registry.lifecycle_class("docker")(None, self.conf)
         for workload in helpers.workloads(report):
             self.assertEqual([], ours(driver, workload["uuid"]))
 
@@ -139,7 +139,7 @@ class LifecycleCleanupTestCase(unittest.TestCase):
             tag="localhost/rcbench-missing:0",
             archive=busybox.BusyboxImage.in_cache(
                 self.conf.image_cache_dir).archive)
-        broken = registry.driver_class("cri-containerd")(missing, self.conf)
+        broken = registry.lifecycle_class("cri-containerd")(missing, self.conf)
         owner = "c" * 32
         errors = run_parallel(lifecycle.CreateStartStopRemove, broken, owner,
                               "cri-containerd", count=10)
@@ -186,11 +186,11 @@ class LifecycleCleanupTestCase(unittest.TestCase):
             for key, ctx in (("mine", mine), ("other", other)):
                 name = lifecycle.RunAndRemove(ctx).generate_random_name()
                 (driver.create if key == "mine" else driver.run)(name)
-                self.addCleanup(driver.force_remove, name)
+                self.addCleanup(driver.discard, name)
                 left[(runtime, key)] = name
         local_cleanup.LifecycleCleanup(mine).cleanup()
         for runtime in runtimes:
-            names = registry.driver_class(runtime)(None,
-                                                   self.conf).list_names()
+            names = registry.lifecycle_class(runtime)(None,
+                                                      self.conf).list_ours()
             self.assertNotIn(left[(runtime, "mine")], names, runtime)
             self.assertIn(left[(runtime, "other")], names, runtime)

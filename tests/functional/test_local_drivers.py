@@ -26,13 +26,12 @@ class DriverLifecycleMixin(object):
             registry.guest_image(self.conf)
         except Exception as e:
             self.skipTest(str(e))
-        self.driver = registry.prepared_driver(self.driver_name, self.conf)
+        self.driver = registry.prepared_instance(self.driver_name, self.conf)
         self.name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
         self.addCleanup(self._remove_leftover)
 
     def _remove_leftover(self):
-        if self.name in self.driver.list_names(self.name):
-            self.driver.remove(self.name)
+        helpers.discard_if_left(self.driver_name, self.name, self.conf)
 
     def assert_guest(self, executor, info):
         """Engine-specific checks of the running instance."""
@@ -41,7 +40,7 @@ class DriverLifecycleMixin(object):
         driver = self.driver
         instance = driver.create(self.name)
         driver.wait_running(instance, self.conf.boot_timeout)
-        self.assertEqual([self.name], driver.list_names(self.name))
+        self.assertIn(self.name, helpers.ours(self.driver_name, self.conf))
         self.assertEqual("127.0.0.1", instance.ssh_host)
         driver.wait_reachable(instance, self.conf.ssh_timeout)
         driver.record_engine_times(instance)
@@ -83,7 +82,8 @@ class DriverLifecycleMixin(object):
 
         driver.delete(instance)
         driver.wait_deleted(instance, self.conf.delete_timeout)
-        self.assertEqual([], driver.list_names(self.name))
+        self.assertNotIn(self.name, helpers.ours(self.driver_name,
+                                                 self.conf))
 
 
 class DockerTestCase(DriverLifecycleMixin, unittest.TestCase):

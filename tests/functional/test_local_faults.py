@@ -182,12 +182,13 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
                             scenario_name="LocalInstances.boot_and_delete")
                        for owner in ("aaaaaaaa-0000-0000-0000-000000000001",
                                      "bbbbbbbb-0000-0000-0000-000000000002"))
-        driver = registry.prepared_driver("docker", self.conf)
+        driver = registry.prepared_instance("docker", self.conf)
         names = {}
         for key, ctx in (("mine", mine), ("other", other)):
             names[key] = local.BootAndDelete(ctx).generate_random_name()
             driver.create(names[key])
-            self.addCleanup(self._remove, driver, names[key])
+            self.addCleanup(helpers.discard_if_left, driver.name,
+                            names[key])
         ours = sorted(names.values())
         self.assertEqual(ours, [n for n in self.containers() if n in ours])
         local_cleanup.LocalCleanup(mine).cleanup()
@@ -195,14 +196,8 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
                          [n for n in self.containers() if n in ours])
 
     def _remove_containers_of(self, uuid):
-        driver = registry.prepared_driver("docker", self.conf)
         for name in self.containers(uuid):
-            driver.remove(name)
-
-    @staticmethod
-    def _remove(driver, name):
-        if name in driver.list_names(name):
-            driver.remove(name)
+            helpers.discard_if_left("docker", name, self.conf)
 
     def test_no_private_key_in_any_output(self):
         image = registry.guest_image(self.conf)

@@ -32,7 +32,7 @@ class NetworkWorkloadsTestCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         for name in DRIVERS:
-            usable, why = registry.driver_class(name).check(
+            usable, why = registry.instance_class(name).check(
                 opts.register())
             if not usable:
                 raise unittest.SkipTest("%s: %s" % (name, why))
@@ -90,8 +90,7 @@ class NetworkWorkloadsTestCase(unittest.TestCase):
         matches = rally_tasks.name_matcher(owners)
         conf = opts.register()
         for name in DRIVERS:
-            driver = registry.driver_class(name)(None, conf)
-            self.assertEqual([], [n for n in driver.list_names("")
+            self.assertEqual([], [n for n in helpers.ours(name, conf)
                                   if matches(n)], name)
         # The native servers ran on this host: none may be left.
         self.assertEqual([], helpers.processes("iperf3 --server"))

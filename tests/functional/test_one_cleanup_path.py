@@ -10,7 +10,6 @@ import os
 import unittest
 
 from rally_container_bench.engines import catalog
-from rally_container_bench.engines import lifecycle_registry
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench.task.contexts import local_cleanup
@@ -36,12 +35,12 @@ class OneCleanupPathTestCase(unittest.TestCase):
     def make(self, view, engine, ctx):
         """A leftover of view on engine, named for the workload of ctx."""
         if view == catalog.INSTANCE:
-            usable, why = registry.driver_class(engine).check(self.conf)
-            driver = registry.prepared_driver(engine, self.conf)
+            usable, why = registry.instance_class(engine).check(self.conf)
+            driver = registry.prepared_instance(engine, self.conf)
         else:
-            usable, why = lifecycle_registry.driver_class(engine).check(
+            usable, why = registry.lifecycle_class(engine).check(
                 self.conf)
-            driver = lifecycle_registry.prepared_driver(engine, self.conf)
+            driver = registry.prepared_lifecycle(engine, self.conf)
         if not usable:
             self.fail("%s: %s" % (engine, why))
         name = lifecycle.RunAndRemove(ctx).generate_random_name()
@@ -49,7 +48,7 @@ class OneCleanupPathTestCase(unittest.TestCase):
         cleaner = catalog.view_class(
             catalog.LIFECYCLE,
             catalog.stores()[catalog.ENGINES[engine].store])(None, self.conf)
-        self.addCleanup(cleaner.force_remove, name)
+        self.addCleanup(cleaner.discard, name)
         return cleaner, name
 
     def test_both_views_leftovers_go_in_one_pass(self):
@@ -62,12 +61,12 @@ class OneCleanupPathTestCase(unittest.TestCase):
                     cleaner, name = self.make(view, engine, ctx)
                     left.append((engine, view, key, cleaner, name))
         for engine, view, _, cleaner, name in left:
-            self.assertIn(name, cleaner.list_names(), (engine, view))
+            self.assertIn(name, cleaner.list_ours(), (engine, view))
 
         local_cleanup.LocalCleanup(mine).cleanup()
 
         for engine, view, key, cleaner, name in left:
-            listed = cleaner.list_names()
+            listed = cleaner.list_ours()
             if key == "mine":
                 self.assertNotIn(name, listed, (engine, view))
             else:

@@ -36,10 +36,10 @@ class PeriodicJobTestCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         conf = opts.register()
-        usable, why = registry.driver_class("docker").check(conf)
+        usable, why = registry.instance_class("docker").check(conf)
         if not usable:
             raise unittest.SkipTest(why)
-        registry.prepared_driver("docker", conf)
+        registry.prepared_instance("docker", conf)
         cls.home = helpers.RallyHome()
         cls.tmp = tempfile.mkdtemp(prefix="rcbench-periodic-")
         cls.results = os.path.join(cls.tmp, "results")

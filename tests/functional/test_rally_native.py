@@ -216,7 +216,7 @@ class NativeOverSSHTestCase(helpers.DockerRallyTestCase):
 
     def test_sysbench_on_another_host_over_ssh(self):
         from rally_container_bench.engines import registry
-        driver = registry.prepared_driver("docker", self.conf)
+        driver = registry.prepared_instance("docker", self.conf)
         node = driver.create("rcbench-test-native-node")
         self.addCleanup(driver.wait_deleted, node, 120)
         self.addCleanup(driver.delete, node)

@@ -18,10 +18,10 @@ class ScriptInAContainerTestCase(unittest.TestCase):
 
     def setUp(self):
         conf = opts.register()
-        usable, why = registry.driver_class("docker").check(conf)
+        usable, why = registry.instance_class("docker").check(conf)
         if not usable:
             self.skipTest(why)
-        self.driver = registry.prepared_driver("docker", conf)
+        self.driver = registry.prepared_instance("docker", conf)
         self.client = self.driver.client
 
     def run_script(self, plan):

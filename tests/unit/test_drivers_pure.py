@@ -109,11 +109,11 @@ class RegistryTestCase(unittest.TestCase):
         with self.assertRaisesRegex(base.DriverError,
                                     "unknown driver 'vmware'; known: "
                                     "docker, docker-runsc, kvm"):
-            registry.driver_class("vmware")
+            registry.instance_class("vmware")
 
     def test_every_driver_class_has_its_name(self):
-        for name in registry.NAMES:
-            self.assertEqual(name, registry.driver_class(name).name)
+        for name in registry.INSTANCE_NAMES:
+            self.assertEqual(name, registry.instance_class(name).name)
 
     def test_missing_image_says_how_to_build_it(self):
         with self.assertRaisesRegex(base.DriverError,

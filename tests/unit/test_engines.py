@@ -15,7 +15,6 @@ from rally_container_bench.core import labels
 from rally_container_bench.engines import catalog
 from rally_container_bench.engines.libvirt import domain as libvirt_engine
 from rally_container_bench.engines.libvirt import lifecycle as lc_libvirt
-from rally_container_bench.engines import lifecycle_registry
 from rally_container_bench.engines.lxc import config as lxc_engine
 from rally_container_bench.engines import registry
 from rally_container_bench.images import busybox
@@ -30,9 +29,10 @@ class CatalogTestCase(unittest.TestCase):
                 self.assertEqual(name, catalog.view_class(view, name).name)
 
     def test_the_registries_are_views_of_the_catalog(self):
-        self.assertEqual(catalog.names("instance"), registry.NAMES)
-        self.assertEqual(catalog.names("lifecycle"), lifecycle_registry.NAMES)
-        self.assertLess(set(registry.NAMES), set(lifecycle_registry.NAMES))
+        self.assertEqual(catalog.names("instance"), registry.INSTANCE_NAMES)
+        self.assertEqual(catalog.names("lifecycle"), registry.LIFECYCLE_NAMES)
+        self.assertLess(set(registry.INSTANCE_NAMES),
+                        set(registry.LIFECYCLE_NAMES))
 
     def test_every_store_is_cleaned_through_a_lifecycle_view(self):
         stores = catalog.stores()
@@ -41,7 +41,7 @@ class CatalogTestCase(unittest.TestCase):
         for store, name in stores.items():
             self.assertEqual(store, catalog.ENGINES[name].store)
             cls = catalog.view_class(catalog.LIFECYCLE, name)
-            self.assertTrue(callable(cls.force_remove))
+            self.assertTrue(callable(cls.discard))
 
     def test_unknown_and_unavailable_engines_say_why(self):
         with self.assertRaisesRegex(base.DriverError, "unknown runtime "
@@ -60,11 +60,11 @@ class CatalogTestCase(unittest.TestCase):
             def __init__(self, image, conf):
                 pass
 
-            def list_names(self):
+            def list_ours(self):
                 return ["s_rally_a", "other", "s_rally_a"]
 
         class Fails(Answers):
-            def list_names(self):
+            def list_ours(self):
                 raise base.DriverError("daemon down")
 
         # Stand-ins for two stores' cleaners: which one answers is the

@@ -13,8 +13,8 @@ import unittest
 from rally_container_bench.core import base
 from rally_container_bench.core import footprint
 from rally_container_bench.engines.containerd import cri_api
-from rally_container_bench.engines import lifecycle_registry as registry
 from rally_container_bench.engines.oci import bundle as oci_spec
+from rally_container_bench.engines import registry
 from rally_container_bench.images import busybox
 from rally_container_bench.report import comparison
 from rally_container_bench.report import results
@@ -186,13 +186,13 @@ class RegistryTestCase(unittest.TestCase):
 
     def test_unpackaged_runtimes_say_why(self):
         with self.assertRaisesRegex(base.DriverError, "not packaged"):
-            registry.driver_class("kata")
+            registry.lifecycle_class("kata")
         with self.assertRaisesRegex(base.DriverError, "known: "):
-            registry.driver_class("rkt")
+            registry.lifecycle_class("rkt")
 
     def test_every_runtime_loads(self):
-        for name in registry.NAMES:
-            self.assertEqual(name, registry.driver_class(name).name)
+        for name in registry.LIFECYCLE_NAMES:
+            self.assertEqual(name, registry.lifecycle_class(name).name)
 
 
 def iteration(concurrency_actions, footprint_rows=None):

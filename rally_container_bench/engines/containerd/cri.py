@@ -147,14 +147,14 @@ class CriContainerd(lifecycle.LifecycleDriver):
             pods.update((pod.metadata.name, pod.id) for pod in listed.items)
         return pods
 
-    def force_remove(self, name):
+    def discard(self, name):
         pod_id = self._pods().get(name)
         if pod_id is not None:
             self._remove_pod(pod_id)  # removes its containers too
         with self._ids_lock:
             self._ids.pop(name, None)
 
-    def list_names(self):
+    def list_ours(self):
         return sorted(self._pods())
 
     def workload_pid(self, name):

@@ -102,14 +102,14 @@ class Containerd(lifecycle.LifecycleDriver):
             self._argv("run", "--detach", "--null-io", "--label", LABEL,
                        self.image.tag, name), "ctr run " + name)
 
-    def force_remove(self, name):
+    def discard(self, name):
         self._ctr("tasks", "delete", "--force", name)
         proc = self._ctr("containers", "delete", name)
         if proc.returncode != 0 and "not found" not in proc.stderr:
             raise base.DriverError("ctr containers delete %s failed: %s"
                                    % (name, proc.stderr.strip()))
 
-    def list_names(self):
+    def list_ours(self):
         return self._checked("containers", "ls", "-q").split()
 
     def workload_pid(self, name):

@@ -34,8 +34,8 @@ def _remove_containerd_instances(conf):
     def run(report):
         for cls in (cri.CriContainerd, containerd.Containerd):
             driver = cls(None, conf)
-            for name in driver.list_names():
-                driver.force_remove(name)
+            for name in driver.list_ours():
+                driver.discard(name)
                 report("%s: removed %s" % (cls.name, name))
     return run
 

@@ -175,13 +175,6 @@ class DockerDriver(ssh.SshDriver):
             return True
         return False
 
-    def list_names(self, prefix):
-        with self._api("list containers"):
-            containers = self.client.api.containers(
-                all=True, filters={"label": labels.KEY})
-        names = [name.lstrip("/") for c in containers for name in c["Names"]]
-        return sorted(name for name in names if name.startswith(prefix))
-
     @classmethod
     def check(cls, conf):
         if shutil.which("dockerd") is None:

@@ -189,10 +189,6 @@ class LibvirtDriver(ssh.SshDriver):
             "domain %s gone" % instance.name)
         shutil.rmtree(self._instance_dir(instance.name), ignore_errors=True)
 
-    def list_names(self, prefix):
-        out = self._checked("list", "--all", "--name")
-        return sorted(n for n in out.split() if n.startswith(prefix))
-
     @classmethod
     def check(cls, conf):
         for tool in ("virsh", "libvirtd", "qemu-system-x86_64", "qemu-img"):

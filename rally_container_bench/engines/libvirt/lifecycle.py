@@ -83,11 +83,11 @@ class LibvirtVm(lifecycle.LifecycleDriver):
     def run(self, name):
         self._virsh("create", self._xml(name))
 
-    def force_remove(self, name):
+    def discard(self, name):
         """In whatever state; also the instance view's domains."""
         libvirt_engine.discard(self.conf, name)
 
-    def list_names(self):
+    def list_ours(self):
         return libvirt_engine.list_ours(self.conf)
 
     def workload_pid(self, name):

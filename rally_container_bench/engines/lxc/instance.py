@@ -80,10 +80,6 @@ class LxcDriver(ssh.SshDriver):
             "container %s stopped" % instance.name)
         lxc_engine.forget(self.conf, instance.name)
 
-    def list_names(self, prefix):
-        out = self._run("lxc-ls", "-1").stdout
-        return sorted(n for n in out.split() if n.startswith(prefix))
-
     @classmethod
     def check(cls, conf):
         return lxc_engine.check(

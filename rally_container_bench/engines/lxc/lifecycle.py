@@ -43,11 +43,11 @@ class Lxc(lifecycle.LifecycleDriver):
     def remove(self, name):
         lifecycle.checked(["lxc-destroy", "-n", name])
 
-    def force_remove(self, name):
+    def discard(self, name):
         """In whatever state; also the instance view's containers."""
         lxc_engine.discard(self.conf, name)
 
-    def list_names(self):
+    def list_ours(self):
         return lxc_engine.list_ours()
 
     def workload_pid(self, name):

@@ -87,14 +87,14 @@ class OciRuntime(lifecycle.LifecycleDriver):
                                       bundle, name),
                            "%s run %s" % (self.binary, name))
 
-    def force_remove(self, name):
+    def discard(self, name):
         base.run_cli(self._argv("delete", self.oci.force_flag, name))
         if self._status(name) is not None:
             raise base.DriverError("%s delete -f %s left it behind"
                                    % (self.binary, name))
         shutil.rmtree(self._bundle(name), ignore_errors=True)
 
-    def list_names(self):
+    def list_ours(self):
         if not os.path.isdir("/run/rcbench-" + self.binary):
             return []  # nothing was ever created here
         return lifecycle.checked(

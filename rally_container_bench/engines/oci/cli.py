@@ -61,13 +61,13 @@ class CliEngine(lifecycle.LifecycleDriver):
     #: shell loop, which ignores SIGTERM, before it kills)
     force_flags = ("-f", "-v")
 
-    def force_remove(self, name):
+    def discard(self, name):
         proc = self._cli("rm", *self.force_flags, name)
         if proc.returncode != 0 and "such container" not in proc.stderr:
             raise base.DriverError("%s rm -f %s failed: %s"
                                    % (self.name, name, proc.stderr.strip()))
 
-    def list_names(self):
+    def list_ours(self):
         return self._checked("ps", "-a", "--filter", "label=" + labels.KEY,
                              "--format", "{{.Names}}").split()
 

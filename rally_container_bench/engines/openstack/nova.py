@@ -273,11 +273,6 @@ class NovaDriver(ssh.SshDriver):
                         "server %s gone" % instance.name,
                         last=lambda: seen and _seen(seen[0]))
 
-    def list_names(self, prefix):
-        return [s.name for s in self.nova.servers.list(
-            search_opts={"name": "^" + prefix})
-            if s.name.startswith(prefix)]
-
     def describe(self):
         return {"driver": self.name, "nova_image": self.request.image,
                 "flavor": self.request.flavor}

@@ -335,10 +335,6 @@ class ZunDriver(ssh.SshDriver):
                         "container %s gone" % instance.name,
                         last=lambda: seen and _seen(seen[0]))
 
-    def list_names(self, prefix):
-        return [c.name for c in self.zun.containers.list()
-                if c.name and c.name.startswith(prefix)]
-
     def where(self, instance):
         """Host and runtime of the container ({} without the admin)."""
         if self.admin is None:

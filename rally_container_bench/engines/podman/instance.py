@@ -163,11 +163,6 @@ class PodmanDriver(ssh.SshDriver):
             timeout, self.conf.poll_interval,
             "container %s gone" % instance.name)
 
-    def list_names(self, prefix):
-        out = self._checked("ps", "-a", "--filter", "label=" + labels.KEY,
-                            "--format", "{{.Names}}")
-        return sorted(n for n in out.split() if n.startswith(prefix))
-
     @classmethod
     def check(cls, conf):
         if shutil.which("podman") is None:

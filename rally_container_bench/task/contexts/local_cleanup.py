@@ -60,7 +60,7 @@ class LocalCleanup(context.Context):
             LOG.warning("cleanup: deleting leftover %s instance %s"
                         % (cleaner.name, name))
             try:
-                cleaner.force_remove(name)
+                cleaner.discard(name)
             except base.DriverError as e:
                 LOG.error("cleanup: could not delete %s: %s" % (name, e))
 

@@ -14,8 +14,8 @@ from rally.task import scenario
 
 from rally_container_bench import abort
 from rally_container_bench.core import footprint
-from rally_container_bench.engines import lifecycle_registry as registry
 from rally_container_bench.engines.native import instance as native
+from rally_container_bench.engines import registry
 from rally_container_bench import metrics
 from rally_container_bench import opts
 from rally_container_bench.report import results
@@ -29,7 +29,7 @@ _CONTEXTS = {"rcbench_interrupt@default": {},
 class LifecycleScenario(scenario.Scenario):
 
     def _driver(self, runtime):
-        return registry.prepared_driver(runtime, opts.register())
+        return registry.prepared_lifecycle(runtime, opts.register())
 
     def _environment(self, driver):
         facts = dict(native.host_facts(), **driver.describe())
@@ -37,11 +37,11 @@ class LifecycleScenario(scenario.Scenario):
             facts["run"] = "create then start (no single request)"
         self.add_output(complete=sysbench_utils.environment_table(facts))
 
-    def _force_remove(self, driver, name, failed):
+    def _discard(self, driver, name, failed):
         """Untimed removal; an error here does not hide the first one."""
         try:
             with abort.shielded():
-                driver.force_remove(name)
+                driver.discard(name)
         except Exception as e:
             if not failed:
                 raise
@@ -49,7 +49,8 @@ class LifecycleScenario(scenario.Scenario):
                         % (name, e))
 
 
-@validation.add("enum", param_name="runtime", values=list(registry.NAMES))
+@validation.add("enum", param_name="runtime",
+                values=list(registry.LIFECYCLE_NAMES))
 @validation.add("rcbench_lifecycle_ready", runtime_param="runtime")
 @scenario.configure(name="ContainerLifecycle.create_start_stop_remove",
                     platform="default", context=_CONTEXTS)
@@ -85,10 +86,11 @@ class CreateStartStopRemove(LifecycleScenario):
             raise
         finally:
             if not done:
-                self._force_remove(driver, name, failed)
+                self._discard(driver, name, failed)
 
 
-@validation.add("enum", param_name="runtime", values=list(registry.NAMES))
+@validation.add("enum", param_name="runtime",
+                values=list(registry.LIFECYCLE_NAMES))
 @validation.add("rcbench_lifecycle_ready", runtime_param="runtime")
 @scenario.configure(name="ContainerLifecycle.run_and_remove",
                     platform="default", context=_CONTEXTS)
@@ -113,10 +115,11 @@ class RunAndRemove(LifecycleScenario):
             failed = True
             raise
         finally:
-            self._force_remove(driver, name, failed)
+            self._discard(driver, name, failed)
 
 
-@validation.add("enum", param_name="runtime", values=list(registry.NAMES))
+@validation.add("enum", param_name="runtime",
+                values=list(registry.LIFECYCLE_NAMES))
 @validation.add("number", param_name="instances", minval=1, maxval=1000,
                 integer_only=True)
 @validation.add("number", param_name="settle", minval=0, maxval=600,
@@ -167,7 +170,7 @@ class Footprint(LifecycleScenario):
             raise
         finally:
             for name in names:
-                self._force_remove(driver, name, failed)
+                self._discard(driver, name, failed)
 
     def _measure(self, driver, names, n, available_before):
         table = footprint.processes()

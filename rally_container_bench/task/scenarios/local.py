@@ -26,7 +26,7 @@ class LocalInstancesScenario(phases.InstancePhasesMixin,
     """Phases of one instance's life as Rally atomic actions."""
 
     def _driver(self, driver, tuning=None):
-        return registry.prepared_driver(
+        return registry.prepared_instance(
             driver, opts.register(),
             tuning_lib.from_dict(tuning, driver) if tuning else None)
 
@@ -35,7 +35,8 @@ class LocalInstancesScenario(phases.InstancePhasesMixin,
         return dict(native.host_facts(), **engine.describe())
 
 
-@validation.add("enum", param_name="driver", values=list(registry.NAMES))
+@validation.add("enum", param_name="driver",
+                values=list(registry.INSTANCE_NAMES))
 @validation.add("rcbench_host_capacity", driver_param="driver")
 @validation.add("rcbench_engine_ready", driver_param="driver")
 @validation.add("rcbench_container_tuning", param_name="tuning",
@@ -65,7 +66,8 @@ class BootAndDelete(LocalInstancesScenario):
             pass
 
 
-@validation.add("enum", param_name="driver", values=list(registry.NAMES))
+@validation.add("enum", param_name="driver",
+                values=list(registry.INSTANCE_NAMES))
 @validation.add("rcbench_host_capacity", driver_param="driver")
 @validation.add("rcbench_engine_ready", driver_param="driver")
 @validation.add("rcbench_sysbench_tests", param_name="tests")
