@@ -16,7 +16,7 @@ import unittest
 
 import yaml
 
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 from tests.functional import helpers
 from tests.functional_openstack import test_kvm_vs_docker as aio
 
