@@ -27,26 +27,35 @@ from rally_container_bench.engines.oci import runtimes
 Engine = collections.namedtuple("Engine", "store instance lifecycle runtime",
                                 defaults=(None,))
 
-_E = "rally_container_bench.engines."
 #: How each engine above an OCI runtime is driven; the runtime's entry
 #: fills in the rest (binary, flags, facts). A bare runtime keeps its own
 #: state root, so it is a store of its own.
 _RUNTIME_HOSTS = {
-    runtimes.DOCKER: Engine("docker", _E + "docker.instance:DockerDriver",
-                            _E + "docker.lifecycle:DockerCli"),
-    runtimes.PODMAN: Engine("podman", _E + "podman.instance:PodmanDriver",
-                            _E + "podman.lifecycle:PodmanCli"),
-    runtimes.BARE: Engine(None, None, _E + "oci.bare:OciRuntime"),
+    runtimes.DOCKER: Engine(
+        "docker",
+        "rally_container_bench.engines.docker.instance:DockerDriver",
+        "rally_container_bench.engines.docker.lifecycle:DockerCli"),
+    runtimes.PODMAN: Engine(
+        "podman",
+        "rally_container_bench.engines.podman.instance:PodmanDriver",
+        "rally_container_bench.engines.podman.lifecycle:PodmanCli"),
+    runtimes.BARE: Engine(
+        None, None, "rally_container_bench.engines.oci.bare:OciRuntime"),
 }
 _FIXED = {
-    "kvm": Engine("libvirt", _E + "libvirt.instance:LibvirtDriver",
-                  _E + "libvirt.lifecycle:LibvirtVm"),
-    "lxc": Engine("lxc", _E + "lxc.instance:LxcDriver",
-                  _E + "lxc.lifecycle:Lxc"),
-    "containerd": Engine("containerd", None,
-                         _E + "containerd.ctr:Containerd"),
-    "cri-containerd": Engine("cri", None,
-                             _E + "containerd.cri:CriContainerd"),
+    "kvm": Engine(
+        "libvirt",
+        "rally_container_bench.engines.libvirt.instance:LibvirtDriver",
+        "rally_container_bench.engines.libvirt.lifecycle:LibvirtVm"),
+    "lxc": Engine(
+        "lxc", "rally_container_bench.engines.lxc.instance:LxcDriver",
+        "rally_container_bench.engines.lxc.lifecycle:Lxc"),
+    "containerd": Engine(
+        "containerd", None,
+        "rally_container_bench.engines.containerd.ctr:Containerd"),
+    "cri-containerd": Engine(
+        "cri", None,
+        "rally_container_bench.engines.containerd.cri:CriContainerd"),
 }
 
 

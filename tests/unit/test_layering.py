@@ -1,0 +1,143 @@
+"""The package's layers, and no arrow back up, string imports included.
+
+    utilities (opts, abort, timestamps, images)
+      <- core (errors, processes, waits, SSH, ports, labels, mounts)
+      <- engine packages (engines/<engine>/; each may use engines/oci,
+         the layer the OCI-runtime engines share, and nothing else of its
+         siblings)
+      <- the catalog (engines/catalog.py, registry.py, daemons.py)
+      <- everything else (task, report, cli, ...)
+
+Every import statement counts, wherever it stands, and so does every
+string naming a module of the package (the catalog loads engine classes
+by such strings): a cycle hidden in one is still an arrow back.
+"""
+
+import ast
+import os
+import re
+import unittest
+
+from tests.unit import test_import_graph as graph
+
+PACKAGE = graph.PACKAGE
+UTILITIES = ("opts", "abort", "timestamps", "images")
+CATALOG = ("engines.catalog", "engines.registry", "engines.daemons")
+# A dotted module path inside a string, with an optional ":attribute".
+_STRING_IMPORT = re.compile(r"^(%s(?:\.\w+)+)(?::\w+)?$" % PACKAGE)
+
+
+def layer(module):
+    """(rank, package) of a module: a lower rank may not import a higher."""
+    if module == PACKAGE:
+        return 0, None  # its __init__: a docstring
+    inner = module[len(PACKAGE) + 1:]
+    if inner.split(".")[0] in UTILITIES:
+        return 0, None
+    if inner == "core" or inner.startswith("core."):
+        return 1, None
+    if inner in CATALOG:
+        return 3, None
+    parts = inner.split(".")
+    if parts[0] == "engines" and len(parts) > 1:
+        return 2, parts[1]
+    if inner == "engines":
+        return 2, None
+    return 4, None
+
+
+def string_imports(path, known):
+    """Package modules named in the file's string constants."""
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            match = _STRING_IMPORT.match(node.value.strip())
+            if match and match.group(1) in known:
+                found.add(match.group(1))
+    return found
+
+
+def arrows_back(modules):
+    """[(importer, imported, why)] that break the layering.
+
+    modules: {dotted name: path}, as test_import_graph.package_modules.
+    """
+    known = set(modules)
+    bad = []
+    for module, path in sorted(modules.items()):
+        rank, engine = layer(module)
+        targets = graph.imports_of(path, known) | string_imports(path, known)
+        for target in sorted(targets):
+            to_rank, to_engine = layer(target)
+            if to_rank > rank:
+                bad.append((module, target, "imports a higher layer"))
+            elif rank == to_rank == 2 and engine and to_engine and \
+                    engine != to_engine and to_engine != "oci":
+                bad.append((module, target, "imports another engine"))
+    return bad
+
+
+class LayeringTestCase(unittest.TestCase):
+
+    def test_no_arrow_back_in_the_package(self):
+        self.assertEqual([], arrows_back(graph.package_modules()))
+
+    def test_an_upward_import_is_caught(self):
+        found = self.check({
+            "core/__init__.py": "",
+            "core/base.py": "from rally_container_bench.engines import "
+                            "catalog\n",
+            "engines/__init__.py": "",
+            "engines/catalog.py": ""})
+        self.assertIn(("rally_container_bench.core.base",
+                       "rally_container_bench.engines.catalog",
+                       "imports a higher layer"), found)
+
+    def test_a_string_import_is_caught(self):
+        found = self.check({
+            "engines/__init__.py": "",
+            "engines/docker/__init__.py": "",
+            "engines/docker/lifecycle.py":
+                "VIEW = 'rally_container_bench.engines.registry:lifecycle'\n",
+            "engines/registry.py": ""})
+        self.assertEqual(
+            [("rally_container_bench.engines.docker.lifecycle",
+              "rally_container_bench.engines.registry",
+              "imports a higher layer")], found)
+
+    def test_an_engine_importing_a_sibling_is_caught(self):
+        found = self.check({
+            "engines/__init__.py": "",
+            "engines/oci/__init__.py": "",
+            "engines/oci/runtimes.py": "",
+            "engines/podman/__init__.py": "",
+            "engines/podman/instance.py":
+                "from rally_container_bench.engines.oci import runtimes\n"
+                "from rally_container_bench.engines.docker import "
+                "instance\n",
+            "engines/docker/__init__.py": "",
+            "engines/docker/instance.py": ""})
+        self.assertIn(
+            ("rally_container_bench.engines.podman.instance",
+             "rally_container_bench.engines.docker.instance",
+             "imports another engine"), found)
+        # the shared OCI layer is no sibling
+        self.assertNotIn("rally_container_bench.engines.oci.runtimes",
+                         [imported for _, imported, _ in found])
+
+    def check(self, files):
+        """arrows_back of a package made of ``files`` {path: source}."""
+        import tempfile
+        with tempfile.TemporaryDirectory() as top:
+            modules = {}
+            for relative, source in files.items():
+                path = os.path.join(top, PACKAGE, relative)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(source)
+                dotted = (PACKAGE + "." + relative[:-3].replace("/", ".")
+                          ).removesuffix(".__init__")
+                modules[dotted] = path
+            return arrows_back(modules)
