@@ -8,7 +8,7 @@ force-deleted (Zun's default policy); with a user only, the user's own,
 deleted with stop.
 """
 
-from rally_container_bench.drivers import base
+from rally_container_bench.core import base
 
 POLL_INTERVAL = 1.0
 
