@@ -144,10 +144,6 @@ def output_of(proc, what):
     return proc.stdout
 
 
-# Where the network workloads' servers listen inside an instance.
-SERVICE_PORTS = {"iperf3": 5201, "http": 8080}
-
-
 @dataclasses.dataclass(frozen=True)
 class Endpoint:
     """Where a server inside an instance is reached from the Rally host.
@@ -164,16 +160,16 @@ class Endpoint:
     listen_address: str | None = None
 
 
-def host_network_endpoint(conf, ports, service):
+def host_network_endpoint(conf, ports, port):
     """The Endpoint of an instance in the host's network namespace.
 
-    A free port per service and instance (ports: its cache), so
+    A free host port per server port and instance (ports: its cache), so
     concurrent instances never share one. The server listens on
     loopback only: nothing of a test is reachable from another host.
     """
-    if service not in ports:
-        ports[service] = ports_lib.reserve(conf)
-    return Endpoint(ports[service], "127.0.0.1", ports[service],
+    if port not in ports:
+        ports[port] = ports_lib.reserve(conf)
+    return Endpoint(ports[port], "127.0.0.1", ports[port],
                     listen_address="127.0.0.1")
 
 
@@ -209,6 +205,10 @@ class Driver(abc.ABC):
     tuning = None
     #: where tests write their files inside an instance, unless told
     default_workdir = "/root"
+    #: the ports a workload's server may listen on inside an instance
+    #: (the registry sets them from the workload tools): an engine that
+    #: must forward ports at creation forwards these
+    server_ports = ()
     #: the instance runs a kernel of its own (a VM): its /proc/uptime at
     #: the first login is its boot time, measured inside
     own_kernel = False
@@ -239,13 +239,12 @@ class Driver(abc.ABC):
     def executor(self, instance):
         """An Executor that runs commands inside the instance."""
 
-    def endpoint(self, instance, service):
+    def endpoint(self, instance, port):
         """Where the Rally host reaches a server inside the instance.
 
-        service: "iperf3" or "http". By default the instance's SSH address
-        at the service's own port.
+        port: the one the server listens on (one of server_ports). By
+        default the instance's SSH address at that port.
         """
-        port = SERVICE_PORTS[service]
         return Endpoint(port, instance.ssh_host, port)
 
     def host_pid(self, instance):

@@ -11,6 +11,7 @@ import threading
 from rally_container_bench.engines import catalog
 from rally_container_bench.images import busybox
 from rally_container_bench.images import guest
+from rally_container_bench.workloads import tools
 
 INSTANCE_NAMES = catalog.names(catalog.INSTANCE)
 LIFECYCLE_NAMES = catalog.names(catalog.LIFECYCLE)
@@ -43,11 +44,13 @@ def prepared_instance(name, conf, tuning=None):
 
     Rally's runner forks worker processes, so each prepares its own (the
     engine work is idempotent: the image is imported only once). tuning:
-    a core.tuning.ContainerTuning for the drivers that take one.
+    a core.tuning.ContainerTuning for the drivers that take one. The
+    workload tools' server ports are the ones it forwards.
     """
     def make():
         driver = instance_class(name)(guest_image(conf), conf)
         driver.tuning = tuning
+        driver.server_ports = tools.server_ports()
         return driver
     return prepared_once((name, tuning), make)
 

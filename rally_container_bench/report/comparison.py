@@ -17,6 +17,7 @@ from rally_container_bench.report import results
 from rally_container_bench.report import sequential
 from rally_container_bench.report import stats
 from rally_container_bench import validity
+from rally_container_bench.workloads import tools
 
 NATIVE = results.NATIVE
 PHASE_ORDER = ("build", "network", results.BUILD_NETWORK, "delete",
@@ -65,9 +66,7 @@ ENVIRONMENT_KEYS = (
     ("network", "network"), ("tuning", "tuning"), ("cpuset", "cpuset"),
     ("workdir", "work directory"), ("workdir_fs", "its filesystem"),
     ("vcpus", "vCPUs"),
-    ("memory_mb", "memory (MiB)"), ("sysbench_version", "sysbench"),
-    ("fio_version", "fio"), ("iperf3_version", "iperf3"),
-    ("nginx_version", "nginx"),
+    ("memory_mb", "memory (MiB)")) + tools.versions_table_keys() + (
     ("host_cpu_model", "host CPU"), ("host_cpus", "host cores"),
     ("host_kernel", "host kernel"), ("host", "host"))
 # Results written before the host_* keys existed name them this way.

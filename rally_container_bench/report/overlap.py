@@ -22,7 +22,9 @@ ready (build + network), and the spread of the create requests (skew).
 
 import collections
 
-TEST_PREFIXES = ("sysbench.", "fio.", "iperf3.", "http.")
+from rally_container_bench.workloads import tools
+
+TEST_PREFIXES = tools.metric_prefixes()
 PHASES = ("build", "network", "delete")
 # Flag a group whose tests ran below this share of N at once, or beside
 # other instances' phases for more than this share of their time.

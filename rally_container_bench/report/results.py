@@ -14,23 +14,14 @@ of the workload tables ("sysbench <label>", "fio <label>", ...) and the
 
 import collections
 
-from rally_container_bench.fio import parse as fio_parse
 from rally_container_bench import metrics
-from rally_container_bench.netload import http
-from rally_container_bench.netload import iperf3
+from rally_container_bench import output_tables as tables
 from rally_container_bench.report import overlap
-from rally_container_bench.sysbench import parse
+from rally_container_bench.workloads import tools
 
 BUILD_NETWORK = "build+network"
-# Workload tables ("sysbench cpu", "fio randread") and their metrics'
-# direction, by tool: the metrics are named <tool>.<test>.<metric>.
-HIGHER_IS_BETTER = {"sysbench": parse.higher_is_better,
-                    "fio": fio_parse.higher_is_better,
-                    "iperf3": iperf3.higher_is_better,
-                    "http": http.higher_is_better}
-WORKLOAD_METRIC_PREFIXES = tuple("%s." % tool for tool in HIGHER_IS_BETTER)
-FOOTPRINT_TITLE = "footprint"
-ENVIRONMENT_TITLE = "environment"
+# Workload metrics are named <tool>.<test>.<metric>.
+WORKLOAD_METRIC_PREFIXES = tools.metric_prefixes()
 VM_ACCELERATIONS = ("kvm", "tcg", "hvf", "whpx")
 
 Sample = collections.namedtuple(
@@ -38,9 +29,6 @@ Sample = collections.namedtuple(
               "round pair twin_of", defaults=(None, None, None))
 NATIVE = "native"
 ROUND_CONTEXT = "rcbench_round"
-START_BARRIER_TITLE = "start barrier"
-VALIDITY_TITLE = "validity"
-GUEST_TITLE = "guest"
 
 
 class ResultsError(ValueError):
@@ -172,9 +160,9 @@ def _collect_step(collected, key, iterations, round_of):
     if round_of:
         collected.rounds[key][round_of.get("round")] = round_of.get("seed")
     for iteration in iterations:
-        for row in _table_rows(iteration, VALIDITY_TITLE):
+        for row in _table_rows(iteration, tables.VALIDITY):
             collected.checks[key].append(row)
-        waits = _table_rows(iteration, START_BARRIER_TITLE)
+        waits = _table_rows(iteration, tables.START_BARRIER)
         if waits:
             collected.synchronised.add(key)
         collected.barrier_timeouts[key] += sum(
@@ -194,7 +182,7 @@ def _table_rows(iteration, title):
 def environment_of(iteration):
     """The iteration's "environment" table as a dict (may be empty)."""
     for table in iteration.get("output", {}).get("complete", []):
-        if table.get("title") == ENVIRONMENT_TITLE:
+        if table.get("title") == tables.ENVIRONMENT:
             return {row[0]: row[1] for row in table["data"].get("rows", [])}
     return {}
 
@@ -281,7 +269,7 @@ def _iteration_facts(iteration):
     if "build" in durations and "network" in durations:
         yield (BUILD_NETWORK, "s", False,
                durations["build"] + durations["network"], {})
-    for row in _table_rows(iteration, GUEST_TITLE):
+    for row in _table_rows(iteration, tables.GUEST):
         # The guest's own boot time, read inside at its first login.
         if row.get("boot_s") not in (None, ""):
             yield "guest_boot", "s", False, float(row["boot_s"]), {}
@@ -302,21 +290,21 @@ def _values_of_stats_tables(iteration):
     """
     for table in iteration.get("output", {}).get("additive", []):
         title = table.get("title", "")
-        if title == FOOTPRINT_TITLE:
+        if title == tables.FOOTPRINT:
             for row_name, value in table.get("data", []):
                 name, unit = _split_row(row_name)
                 if value is not None:
                     yield "footprint." + name, unit, False, float(value)
             continue
-        tool, _, test = title.partition(" ")
-        if tool not in HIGHER_IS_BETTER or not test:
+        tool, test = tables.split_workload(title)
+        if tool not in tools.TOOLS or not test:
             continue
         for row_name, value in table.get("data", []):
             name, unit = _split_row(row_name)
             if value is None:
                 continue
             yield ("%s.%s.%s" % (tool, test, name), unit,
-                   HIGHER_IS_BETTER[tool](name), float(value))
+                   tools.higher_is_better(tool, name), float(value))
 
 
 def _phase_durations(action, parent, durations):

@@ -13,24 +13,15 @@ from rally.common import validation
 from rally_container_bench.core import base
 from rally_container_bench.core import tuning as tuning_lib
 from rally_container_bench.engines import registry
-from rally_container_bench.fio import spec as fio_spec
 from rally_container_bench import opts
-from rally_container_bench.sysbench import spec as spec_lib
 from rally_container_bench.workloads import tests as tests_lib
+from rally_container_bench.workloads import tools
 
 
 def _arg(config, name, default=None):
     if config is None:
         return default
     return config.get("args", {}).get(name, default)
-
-
-# What a network test runs on the Rally host, always (the client), and
-# natively also the server: tool -> ((executable, package), ...).
-_NETWORK_CLIENT = {"iperf3": (("iperf3", "iperf3"),),
-                   "http": (("wrk", "wrk"),)}
-_NETWORK_SERVER = {"iperf3": (("iperf3", "iperf3"),),
-                   "http": (("nginx", "nginx-light"),)}
 
 
 @validation.configure(name="rcbench_sysbench_tests")
@@ -41,9 +32,10 @@ class SysbenchTestsValidator(validation.Validator):
     them.
 
     sysbench_only_if=(param, value): when that argument has that value
-    (Zun's via: logs), only sysbench tests are accepted.
+    (Zun's via: logs), only tools that run from a script are accepted.
     fio_here_unless=param: unless that argument is given (a remote host),
-    fio jobs and network servers run on this host, so they must be here.
+    the tests run on this host, so what they run inside (but sysbench,
+    whose path the scenario checks) must be here.
     network_unless_param=param: network tests (iperf3, http) are refused
     when that argument is given (the host cannot reach a remote one's).
     Network tests' clients (iperf3, wrk) always run on this host.
@@ -74,29 +66,31 @@ class SysbenchTestsValidator(validation.Validator):
         if self.sysbench_only_if:
             param, only = self.sysbench_only_if
             others = ["%s %s" % (s.tool, s.label) for s in specs
-                      if s.tool != "sysbench"]
+                      if not tools.of(s).scripted]
             if others and _arg(config, param) == only:
                 self.fail("%s: %s cannot run with %s=%s, which runs "
                           "sysbench only" % (self.param_name,
                                              ", ".join(others), param, only))
-        network = sorted({s.tool for s in specs if tests_lib.is_network(s)})
+        network = sorted({s.tool for s in specs if tools.of(s).port})
         if network and self.network_unless_param and _arg(
                 config, self.network_unless_param):
             self.fail("%s: %s tests cannot run with %s (this host cannot "
                       "reach a server there); run them without it"
                       % (self.param_name, " and ".join(network),
                          self.network_unless_param))
-        here = dict(_NETWORK_CLIENT)
-        if self.fio_here_unless and not _arg(config, self.fio_here_unless):
-            here = {tool: _NETWORK_CLIENT[tool] + _NETWORK_SERVER[tool]
-                    for tool in _NETWORK_CLIENT}
-            here["fio"] = (("fio", "fio"),)
-        for tool in sorted({s.tool for s in specs} & set(here)):
-            for executable, package in here[tool]:
+        on_host = self.fio_here_unless and not _arg(config,
+                                                    self.fio_here_unless)
+        for tool in sorted({tools.of(s) for s in specs},
+                           key=lambda t: t.name):
+            needed = tool.client
+            if on_host and not tool.path_option:
+                needed += tool.inside
+            for executable, package in dict.fromkeys(needed):
                 if shutil.which(executable) is None:
                     self.fail("%s: %s tests run %s on this host, which has "
                               "none (apt-get install %s)"
-                              % (self.param_name, tool, executable, package))
+                              % (self.param_name, tool.name, executable,
+                                 package))
 
 
 @validation.configure(name="rcbench_container_tuning")
@@ -353,9 +347,4 @@ class SSHTargetValidator(validation.Validator):
 
 def _file_bytes(spec):
     """Bytes of files a test writes in the work directory (0: none)."""
-    if tests_lib.is_fio(spec):
-        return fio_spec.size_in_bytes(spec.size)
-    if spec.tool != "sysbench" or spec.test != "fileio":
-        return 0
-    return spec_lib.size_in_bytes(spec.file_total_size
-                                  or spec_lib.DEFAULT_FILE_TOTAL_SIZE)
+    return tools.of(spec).file_bytes(spec)

@@ -1,16 +1,20 @@
-"""What the workload runners (sysbench, fio) share. No Rally import."""
+"""What the workload tools share: the Tool protocol, a test's Job and
+TestRun, the instance's clock stamp. No Rally import, no engine: a tool
+runs through any Executor it is given.
+"""
 
+import abc
 import contextlib
 import dataclasses
 import re
 
-from rally_container_bench.core import base
 
-
-class WorkloadError(base.DriverError):
+class WorkloadError(Exception):
     """A workload could not run or its output could not be read.
 
     ``raw`` holds the output (stdout and stderr) where there was one.
+    An engine's own failure (base.DriverError: a command timed out, SSH
+    went away) is not one: it fails the iteration, not just the test.
     """
 
     def __init__(self, message, raw=None):
@@ -57,3 +61,92 @@ def split_stamp(stdout):
 
 def untimed(label):
     return contextlib.nullcontext()
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """Where and how one test runs.
+
+    executor: inside the instance (or on the host, for a native run);
+    sysbench: sysbench's path there (the other tools are on PATH);
+    version: the tool's version there (Tool.version); endpoint(port) ->
+    base.Endpoint: where this host reaches a server listening on that
+    port inside (network tools), None where it cannot; client: the
+    Executor on this host that runs a network tool's client; timed(label):
+    the context put around the measured step only; stamp: read the
+    instance's clock just before the tool starts.
+    """
+
+    executor: object
+    workdir: str
+    timeout: float
+    version: str = None
+    sysbench: str = "sysbench"
+    endpoint: object = None
+    client: object = None
+    timed: object = untimed
+    stamp: bool = False
+
+
+class Tool(abc.ABC):
+    """One workload tool, as the rest of the package asks about it.
+
+    Scenarios, validators, the guest image's check and the report ask;
+    workloads/tools.py holds the registry.
+    """
+
+    #: the name in tests lists, metric names and table titles
+    name = None
+    #: the program whose version the results record (a server's, where
+    #: the tool is its client)
+    versioned = None
+    #: measured in pairs with a native twin, and re-measured when disturbed
+    paired = False
+    #: the port a server of the tool listens on inside an instance
+    port = None
+    #: (executable, Debian package) the tool runs inside an instance
+    inside = ()
+    #: (executable, Debian package) it always runs on the Rally host
+    client = ()
+    #: its preset names, in ``rcbench presets`` order
+    presets = ()
+    #: the errors its spec parsing raises (ValueErrors)
+    spec_errors = ()
+    #: a test mapping of this tool is {name: {...}}; sysbench's (the
+    #: default) is the bare mapping
+    keyed = True
+    #: the option that gives its path, where one does (then the scenario
+    #: checks it, not the tests' validator)
+    path_option = None
+    #: runs from a shell script whose output is read back afterwards
+    #: (Zun's via: logs)
+    scripted = False
+
+    @property
+    def version_key(self):
+        """The environment entry of its version: "sysbench_version"."""
+        return "%s_version" % (self.versioned or self.name)
+
+    @abc.abstractmethod
+    def preset(self, name):
+        """The spec of one of its presets."""
+
+    @abc.abstractmethod
+    def from_dict(self, fields):
+        """A spec from a test mapping's fields."""
+
+    @abc.abstractmethod
+    def higher_is_better(self, metric):
+        """Direction of one of its metrics (its name without the tool)."""
+
+    def file_bytes(self, spec):
+        """Bytes of files the test writes in the work directory."""
+        return 0
+
+    @abc.abstractmethod
+    def version(self, executor, sysbench, timeout):
+        """The tool's version where executor runs; WorkloadError if none."""
+
+    @abc.abstractmethod
+    def run(self, spec, job):
+        """Run one test; a TestRun, or WorkloadError."""

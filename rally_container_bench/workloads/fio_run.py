@@ -10,6 +10,8 @@ import contextlib
 from rally_container_bench.core import base
 from rally_container_bench.fio import command
 from rally_container_bench.fio import parse
+from rally_container_bench.fio import presets
+from rally_container_bench.fio import spec as spec_lib
 from rally_container_bench.workloads import common
 
 
@@ -53,3 +55,30 @@ def run_test(executor, spec, executable, workdir, timeout,
     finally:
         with contextlib.suppress(base.DriverError):
             executor.run(command.cleanup_argv(workdir), timeout)
+
+
+class Fio(common.Tool):
+    name = "fio"
+    paired = True
+    inside = (("fio", "fio"),)
+    presets = presets.NAMES
+    spec_errors = (spec_lib.FioSpecError,)
+
+    def preset(self, name):
+        return presets.get(name)
+
+    def from_dict(self, fields):
+        return spec_lib.from_dict(fields)
+
+    def higher_is_better(self, metric):
+        return parse.higher_is_better(metric)
+
+    def file_bytes(self, spec):
+        return spec_lib.size_in_bytes(spec.size)
+
+    def version(self, executor, sysbench, timeout):
+        return detect_version(executor, "fio", timeout)
+
+    def run(self, spec, job):
+        return run_test(job.executor, spec, "fio", job.workdir, job.timeout,
+                        timed=job.timed)

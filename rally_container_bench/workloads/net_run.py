@@ -16,6 +16,7 @@ from rally_container_bench.core import base
 from rally_container_bench import metrics
 from rally_container_bench.netload import http
 from rally_container_bench.netload import iperf3
+from rally_container_bench.netload import presets
 from rally_container_bench.workloads import common
 
 LISTEN_POLL_S = 0.2
@@ -150,3 +151,64 @@ def _kill_script(pidfile, remove=None):
 
 def _shell(argv):
     return " ".join(shlex.quote(str(word)) for word in argv)
+
+
+class _NetworkTool(common.Tool):
+    """A server inside the instance, its client on the Rally host."""
+
+    spec_errors = (presets.PresetError,)
+
+    def preset(self, name):
+        return presets.get(name)
+
+    def endpoint(self, job):
+        if job.endpoint is None:
+            raise NetworkTestError(
+                "%s tests need the Rally host to reach into the instance, "
+                "which this scenario cannot" % self.name)
+        return job.endpoint(self.port)
+
+
+class Iperf3(_NetworkTool):
+    name = "iperf3"
+    port = 5201
+    inside = (("iperf3", "iperf3"),)
+    client = (("iperf3", "iperf3"),)
+    presets = tuple(n for n in presets.NAMES if n.startswith("iperf3-"))
+    spec_errors = _NetworkTool.spec_errors + (iperf3.Iperf3SpecError,)
+
+    def from_dict(self, fields):
+        return iperf3.from_dict(fields)
+
+    def higher_is_better(self, metric):
+        return iperf3.higher_is_better(metric)
+
+    def version(self, executor, sysbench, timeout):
+        return iperf3_version(executor, timeout)
+
+    def run(self, spec, job):
+        return run_iperf3(job.executor, job.client, spec, self.endpoint(job),
+                          job.workdir, job.timeout, job.timed)
+
+
+class Http(_NetworkTool):
+    name = "http"
+    versioned = "nginx"
+    port = 8080
+    inside = (("nginx", "nginx-light"),)
+    client = (("wrk", "wrk"),)
+    presets = tuple(n for n in presets.NAMES if n.startswith("http-"))
+    spec_errors = _NetworkTool.spec_errors + (http.HttpSpecError,)
+
+    def from_dict(self, fields):
+        return http.from_dict(fields)
+
+    def higher_is_better(self, metric):
+        return http.higher_is_better(metric)
+
+    def version(self, executor, sysbench, timeout):
+        return nginx_version(executor, timeout)
+
+    def run(self, spec, job):
+        return run_http(job.executor, job.client, spec, self.endpoint(job),
+                        job.workdir, job.timeout, job.version, job.timed)

@@ -10,6 +10,8 @@ import contextlib
 from rally_container_bench.core import base
 from rally_container_bench.sysbench import command
 from rally_container_bench.sysbench import parse
+from rally_container_bench.sysbench import presets
+from rally_container_bench.sysbench import spec as spec_lib
 from rally_container_bench.workloads import common
 
 
@@ -90,3 +92,37 @@ def _check(result, spec, phase):
     raise SysbenchError("sysbench %s %s exited %d%s: %s"
                         % (spec.label, phase, result.exit_code, hint,
                            raw[-1500:]), raw)
+
+
+class Sysbench(common.Tool):
+    name = "sysbench"
+    paired = True
+    inside = (("sysbench", "sysbench"),)
+    presets = presets.NAMES
+    spec_errors = (spec_lib.SpecError,)
+    keyed = False
+    path_option = "sysbench_path"
+    scripted = True
+
+    def preset(self, name):
+        return presets.get(name)
+
+    def from_dict(self, fields):
+        return presets.resolve(fields)
+
+    def higher_is_better(self, metric):
+        return parse.higher_is_better(metric)
+
+    def file_bytes(self, spec):
+        if spec.test != "fileio":
+            return 0
+        return spec_lib.size_in_bytes(spec.file_total_size
+                                      or spec_lib.DEFAULT_FILE_TOTAL_SIZE)
+
+    def version(self, executor, sysbench, timeout):
+        return detect_version(executor, sysbench, timeout)
+
+    def run(self, spec, job):
+        return run_test(job.executor, spec, job.version, job.sysbench,
+                        job.workdir, job.timeout, timed=job.timed,
+                        stamp=job.stamp)

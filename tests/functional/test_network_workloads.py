@@ -18,6 +18,7 @@ from rally_container_bench import opts
 from rally_container_bench import rally_tasks
 from rally_container_bench.report import comparison
 from rally_container_bench.workloads import net_run
+from rally_container_bench.workloads import tools
 from tests.functional import helpers
 
 SAMPLE = os.path.join("samples", "tasks", "workloads",
@@ -119,9 +120,9 @@ class _ListeningProbe(object):
 class NativeServersListenOnLoopbackTestCase(unittest.TestCase):
     """Servers of native network tests are not reachable from elsewhere."""
 
-    def endpoint(self, service):
+    def endpoint(self, tool):
         return base.host_network_endpoint(
-            opts.register(), {}, service)
+            opts.register(), {}, tools.get(tool).port)
 
     def local_address(self, probe):
         # ss -H -l -t -n: State Recv-Q Send-Q Local:Port Peer:Port

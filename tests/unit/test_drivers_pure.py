@@ -40,7 +40,7 @@ class DomainXmlTestCase(unittest.TestCase):
     def render(self, accel, name="s_rally_1234abcd_XyZ"):
         xml = self.driver(accel)._domain_xml(
             name, "/i/disk.qcow2", 40022, "/i",
-            {"iperf3": 40023, "http": 40024})
+            {5201: 40023, 8080: 40024})
         return ElementTree.fromstring(xml)
 
     def test_tcg_domain(self):
@@ -73,8 +73,8 @@ class DomainXmlTestCase(unittest.TestCase):
         args = [a.get("value") for a in self.render("tcg").iter()
                 if a.tag.endswith("arg")]
         self.assertIn("user,id=rcb0,hostfwd=tcp:127.0.0.1:40022-:22,"
-                      "hostfwd=tcp:127.0.0.1:40024-:8080,"
-                      "hostfwd=tcp:127.0.0.1:40023-:5201", args)
+                      "hostfwd=tcp:127.0.0.1:40023-:5201,"
+                      "hostfwd=tcp:127.0.0.1:40024-:8080", args)
 
     def test_hugepages_back_the_memory_only_when_asked(self):
         self.assertIsNone(self.render("tcg").find("memoryBacking"))

@@ -1,10 +1,12 @@
 """The package's layers, and no arrow back up, string imports included.
 
-    utilities (opts, abort, timestamps, images)
+    utilities (opts, abort, timestamps, images, metrics, output_tables)
       <- core (errors, processes, waits, SSH, ports, labels, mounts)
       <- engine packages (engines/<engine>/; each may use engines/oci,
          the layer the OCI-runtime engines share, and nothing else of its
          siblings)
+         and beside them, the workload tools (workloads, sysbench, fio,
+         netload): neither side imports the other
       <- the catalog (engines/catalog.py, registry.py, daemons.py)
       <- everything else (task, report, cli, ...)
 
@@ -21,7 +23,9 @@ import unittest
 from tests.unit import test_import_graph as graph
 
 PACKAGE = graph.PACKAGE
-UTILITIES = ("opts", "abort", "timestamps", "images")
+UTILITIES = ("opts", "abort", "timestamps", "images", "metrics",
+             "output_tables")
+TOOLS = ("workloads", "sysbench", "fio", "netload")
 CATALOG = ("engines.catalog", "engines.registry", "engines.daemons")
 # A dotted module path inside a string, with an optional ":attribute".
 _STRING_IMPORT = re.compile(r"^(%s(?:\.\w+)+)(?::\w+)?$" % PACKAGE)
@@ -38,6 +42,8 @@ def layer(module):
         return 1, None
     if inner in CATALOG:
         return 3, None
+    if inner.split(".")[0] in TOOLS:
+        return 2, "(tools)"
     parts = inner.split(".")
     if parts[0] == "engines" and len(parts) > 1:
         return 2, parts[1]
@@ -73,6 +79,9 @@ def arrows_back(modules):
             to_rank, to_engine = layer(target)
             if to_rank > rank:
                 bad.append((module, target, "imports a higher layer"))
+            elif rank == to_rank == 2 and "(tools)" in (engine, to_engine) \
+                    and engine != to_engine:
+                bad.append((module, target, "crosses engines and tools"))
             elif rank == to_rank == 2 and engine and to_engine and \
                     engine != to_engine and to_engine != "oci":
                 bad.append((module, target, "imports another engine"))
@@ -126,6 +135,19 @@ class LayeringTestCase(unittest.TestCase):
         # the shared OCI layer is no sibling
         self.assertNotIn("rally_container_bench.engines.oci.runtimes",
                          [imported for _, imported, _ in found])
+
+    def test_an_engine_knowing_a_workload_tool_is_caught(self):
+        found = self.check({
+            "engines/__init__.py": "",
+            "engines/lxc/__init__.py": "",
+            "engines/lxc/instance.py":
+                "from rally_container_bench.workloads import tools\n",
+            "workloads/__init__.py": "",
+            "workloads/tools.py": ""})
+        self.assertIn(
+            ("rally_container_bench.engines.lxc.instance",
+             "rally_container_bench.workloads.tools",
+             "crosses engines and tools"), found)
 
     def check(self, files):
         """arrows_back of a package made of ``files`` {path: source}."""

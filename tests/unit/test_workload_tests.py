@@ -1,6 +1,7 @@
 import unittest
 
 from rally_container_bench.workloads import tests as tests_lib
+from rally_container_bench.workloads import tools
 
 
 class TestsListTestCase(unittest.TestCase):
@@ -12,8 +13,8 @@ class TestsListTestCase(unittest.TestCase):
             {"fio": {"preset": "fio-quick-randread", "runtime": 5,
                      "name": "randread-5s"}},
             {"preset": "quick-memory-read", "threads": 2}])
-        self.assertEqual([False, True, True, True, False],
-                         [tests_lib.is_fio(s) for s in specs])
+        self.assertEqual(["sysbench", "fio", "fio", "fio", "sysbench"],
+                         [tools.of(s).name for s in specs])
         self.assertEqual(["cpu", "randread", "write", "randread-5s",
                           "memory.read"], [s.label for s in specs])
         self.assertEqual(5, specs[3].runtime)

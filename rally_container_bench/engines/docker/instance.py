@@ -133,8 +133,8 @@ class DockerDriver(ssh.SshDriver):
             timeout, self.conf.poll_interval,
             "container %s running" % instance.name)
 
-    def endpoint(self, instance, service):
-        return oci_containers.container_endpoint(self.conf, instance, service,
+    def endpoint(self, instance, port):
+        return oci_containers.container_endpoint(self.conf, instance, port,
                                                  self._inspect)
 
     def host_pid(self, instance):

@@ -43,11 +43,11 @@ _HUGEPAGES = "\n  <memoryBacking><hugepages/></memoryBacking>"
 _TCG_FEATURES = "<tcg><tb-cache unit='MiB'>128</tb-cache></tcg>"
 
 
-def hostfwd_option(ssh_port, services):
-    """QEMU user-net forwards: SSH, and each service's guest port."""
+def hostfwd_option(ssh_port, forwards):
+    """QEMU user-net forwards: SSH, and {guest port: host port}."""
     pairs = [(int(ssh_port), 22)] + [
-        (int(host_port), base.SERVICE_PORTS[service])
-        for service, host_port in sorted(services.items())]
+        (int(host_port), int(guest_port))
+        for guest_port, host_port in sorted(forwards.items())]
     return ",".join("hostfwd=tcp:127.0.0.1:%d-:%d" % pair for pair in pairs)
 
 
@@ -115,16 +115,16 @@ class LibvirtDriver(ssh.SshDriver):
             # A port leased to nobody may still be taken by a program
             # outside rcbench: then QEMU fails to start; we try others.
             port = ports.reserve(self.conf)
-            services = {service: ports.reserve(self.conf)
-                        for service in base.SERVICE_PORTS}
+            forwards = {guest_port: ports.reserve(self.conf)
+                        for guest_port in self.server_ports}
             with open(xml_path, "w") as f:
                 f.write(self._domain_xml(name, disk, port, directory,
-                                         services))
+                                         forwards))
             self._checked("define", xml_path)
             started = self._virsh("start", name)
             if started.returncode == 0:
                 instance.ssh_port = port
-                instance.private["forwards"] = services
+                instance.private["forwards"] = forwards
                 return instance
             last_error = started.stderr.strip()
             self._virsh("undefine", name)
@@ -134,13 +134,17 @@ class LibvirtDriver(ssh.SshDriver):
         raise base.DriverError("libvirt could not start %s: %s"
                                % (name, last_error[-1500:]))
 
-    def endpoint(self, instance, service):
-        """QEMU forwards a 127.0.0.1 port to each service's guest port."""
-        guest_port = base.SERVICE_PORTS[service]
-        return base.Endpoint(guest_port, "127.0.0.1",
-                             instance.private["forwards"][service])
+    def endpoint(self, instance, port):
+        """QEMU forwards a 127.0.0.1 port to each server port inside."""
+        forwards = instance.private["forwards"]
+        if port not in forwards:
+            raise base.DriverError(
+                "%s forwards no host port to port %d inside (forwarded: "
+                "%s)" % (instance.name, port,
+                         ", ".join(map(str, sorted(forwards))) or "none"))
+        return base.Endpoint(port, "127.0.0.1", forwards[port])
 
-    def _domain_xml(self, name, disk, port, directory, services):
+    def _domain_xml(self, name, disk, port, directory, forwards):
         quote = saxutils.escape
         tuning = self.tuning or tuning_lib.VmTuning()
         scsi = tuning.disk_bus == "scsi"
@@ -161,7 +165,7 @@ class LibvirtDriver(ssh.SshDriver):
                             if tuning.cpuset else ""),
             memory_backing=_HUGEPAGES if tuning.hugepages else "",
             qemu_commandline=_USER_NET.format(
-                forwards=quote(hostfwd_option(port, services))))
+                forwards=quote(hostfwd_option(port, forwards))))
 
     def wait_running(self, instance, timeout):
         base.wait_until(

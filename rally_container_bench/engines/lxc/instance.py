@@ -57,10 +57,10 @@ class LxcDriver(ssh.SshDriver):
                         timeout, self.conf.poll_interval,
                         "container %s running" % instance.name)
 
-    def endpoint(self, instance, service):
+    def endpoint(self, instance, port):
         return base.host_network_endpoint(
-            self.conf, instance.private.setdefault("service_ports", {}),
-            service)
+            self.conf, instance.private.setdefault("host_ports", {}),
+            port)
 
     def host_pid(self, instance):
         out = self._run("lxc-info", "-n", instance.name, "-p", "-H").stdout

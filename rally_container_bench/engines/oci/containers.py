@@ -52,19 +52,18 @@ def bridge_address(attrs, name):
                            "network" % name)
 
 
-def container_endpoint(conf, instance, service, inspect):
-    """The Endpoint of a service inside a Docker or Podman container.
+def container_endpoint(conf, instance, port, inspect):
+    """The Endpoint of a server port inside a Docker or Podman container.
 
     Host network: a free port on loopback; a bridge: the container's
     address (reachable from the host through the bridge, no NAT).
     """
     if instance.private.get("host_network"):
         return base.host_network_endpoint(
-            conf, instance.private.setdefault("service_ports", {}), service)
+            conf, instance.private.setdefault("host_ports", {}), port)
     if "address" not in instance.private:
         instance.private["address"] = bridge_address(inspect(instance),
                                                      instance.name)
-    port = base.SERVICE_PORTS[service]
     return base.Endpoint(port, instance.private["address"], port)
 
 

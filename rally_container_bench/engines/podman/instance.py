@@ -127,8 +127,8 @@ class PodmanDriver(ssh.SshDriver):
         So no extra podman process (~0.1 s each) lands in the build phase.
         """
 
-    def endpoint(self, instance, service):
-        return oci_containers.container_endpoint(self.conf, instance, service,
+    def endpoint(self, instance, port):
+        return oci_containers.container_endpoint(self.conf, instance, port,
                                                  self._inspect)
 
     def host_pid(self, instance):

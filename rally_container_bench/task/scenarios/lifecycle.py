@@ -18,7 +18,7 @@ from rally_container_bench.engines.native import instance as native
 from rally_container_bench.engines import registry
 from rally_container_bench import metrics
 from rally_container_bench import opts
-from rally_container_bench.report import results
+from rally_container_bench import output_tables as tables
 from rally_container_bench.task.scenarios import sysbench_utils
 
 LOG = logging.getLogger(__name__)
@@ -189,11 +189,11 @@ class Footprint(LifecycleScenario):
             "host_drop": (available_before
                           - footprint.mem_available_kib()) / n}
         records = [metrics.Record(
-            "%s.%s@%d" % (results.FOOTPRINT_TITLE, name, n), value, "KiB",
+            "%s.%s@%d" % (tables.FOOTPRINT, name, n), value, "KiB",
             False, {"instances": n, "runtime": driver.name})
             for name, value in values.items()]
         self.add_output(additive={
-            "title": results.FOOTPRINT_TITLE, "chart_plugin": "StackedArea",
+            "title": tables.FOOTPRINT, "chart_plugin": "StackedArea",
             "description": "PSS in KiB with %d instances running; "
                            "overhead processes of the first: %s"
                            % (n, ", ".join(found[0].processes) or "none"),

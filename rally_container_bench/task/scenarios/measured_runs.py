@@ -21,11 +21,10 @@ from rally_container_bench import foreign_load
 from rally_container_bench import metrics
 from rally_container_bench import validity
 from rally_container_bench.workloads import common
+from rally_container_bench.workloads import tools
 
 INSTANCE = "instance"
 NATIVE_TWIN = "native twin"
-# Tools whose test runs the same on the host as inside an instance.
-PAIRED_TOOLS = ("sysbench", "fio")
 # Barrier points of one attempt: the first run, the second, the decision.
 SLOTS = 3
 
@@ -34,7 +33,8 @@ Twin = collections.namedtuple("Twin", "executor executable workdir versions",
 
 
 def pairs(spec):
-    return spec.tool in PAIRED_TOOLS
+    """A test that runs the same on the host as inside an instance."""
+    return tools.of(spec).paired
 
 
 @dataclasses.dataclass

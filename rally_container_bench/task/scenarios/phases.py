@@ -14,6 +14,7 @@ from rally_container_bench import abort
 from rally_container_bench.core import base
 from rally_container_bench import foreign_load
 from rally_container_bench import opts
+from rally_container_bench import output_tables as tables
 
 LOG = logging.getLogger(__name__)
 
@@ -92,15 +93,12 @@ class InstancePhasesMixin:
                         % (instance.name, e))
             return
         self.add_output(complete={
-            "title": GUEST_TITLE,
+            "title": tables.GUEST,
             "description": "Read inside the guest at its first login "
                            "(/proc/uptime): its kernel's time since boot, "
                            "free of the harness's polling",
             "chart_plugin": "Table",
             "data": {"cols": ["boot_s"], "rows": [[round(boot, 3)]]}})
-
-
-GUEST_TITLE = "guest"
 
 
 def _host_pid(driver, instance):

@@ -15,23 +15,13 @@ from rally_container_bench.engines.native import instance as native
 from rally_container_bench import foreign_load
 from rally_container_bench import metrics
 from rally_container_bench import opts
+from rally_container_bench import output_tables as tables
 from rally_container_bench.report import overlap
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench import validity
 from rally_container_bench.workloads import common
-from rally_container_bench.workloads import fio_run
-from rally_container_bench.workloads import net_run
-from rally_container_bench.workloads import sysbench_run
 from rally_container_bench.workloads import tests as tests_lib
-
-ENVIRONMENT_TITLE = "environment"
-START_BARRIER_TITLE = "start barrier"
-VALIDITY_TITLE = "validity"
-NATIVE_TWIN_PREFIX = "native twin: "
-
-
-# The tool whose version a test records, where it is not the test's own.
-SERVER_OF = {"http": "nginx"}
+from rally_container_bench.workloads import tools
 
 
 class SysbenchTestsFailed(exceptions.RallyException):
@@ -67,7 +57,7 @@ class StartBarrierMixin:
         waits = getattr(self, "_barrier_waits", None)
         if waits:
             self.add_output(complete={
-                "title": START_BARRIER_TITLE,
+                "title": tables.START_BARRIER,
                 "description": "Seconds this instance waited for the "
                                "others of its wave before each test",
                 "chart_plugin": "Table",
@@ -95,8 +85,9 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
         """Run every test, report each, raise if any failed.
 
         A failed test does not stop the others, so one bad test loses no
-        other result of the iteration. endpoint(service) -> base.Endpoint:
-        where this host reaches a server inside (iperf3, http tests).
+        other result of the iteration. endpoint(port) -> base.Endpoint:
+        where this host reaches a server listening on port inside
+        (iperf3, http tests).
         With a start barrier (and synchronised), each test starts when the
         instance's whole wave is ready for it. twin: a measured_runs.Twin,
         the native twin each test is paired with. host_load: watch this
@@ -122,7 +113,7 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
         specs = tests_lib.resolve_all(tests)
         versions = self._versions(executor, specs, executable, timeout)
         environment = dict(executor.describe(), **{
-            "%s_version" % SERVER_OF.get(tool, tool): version
+            tools.get(tool).version_key: version
             for tool, version in versions.items()})
         environment.update(metadata or {})
         sync = barrier.current() if synchronised else None
@@ -188,46 +179,29 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
         table = _metrics_table(spec.tool, run, records, version,
                                getattr(spec, "threads", None))
         if twin:
-            table["title"] = NATIVE_TWIN_PREFIX + table["title"]
+            table["title"] = tables.NATIVE_TWIN_PREFIX + table["title"]
             table["description"] = "On this host, paired with the "\
                 "instance's run: " + table["description"]
         self.add_output(additive=table)
 
     def _run_one(self, executor, spec, versions, executable, workdir,
                  timeout, endpoint, timed=None):
-        tool = spec.tool
-        timed = timed or self._timer(tool)
-        if tool == "fio":
-            return fio_run.run_test(executor, spec, "fio", workdir, timeout,
-                                    timed=timed)
-        if tool == "iperf3":
-            return net_run.run_iperf3(
-                executor, native.NativeExecutor(), spec,
-                _endpoint(endpoint, tool), workdir, timeout, timed)
-        if tool == "http":
-            return net_run.run_http(
-                executor, native.NativeExecutor(), spec,
-                _endpoint(endpoint, tool), workdir, timeout, versions[tool],
-                timed)
         # A replayed script's actions already hold the times inside.
-        return sysbench_run.run_test(executor, spec, versions[tool],
-                                     executable, workdir, timeout,
-                                     timed=timed, stamp=not getattr(
-                                         executor, "replays", False))
+        job = common.Job(executor=executor, workdir=workdir, timeout=timeout,
+                         version=versions[spec.tool], sysbench=executable,
+                         endpoint=endpoint, client=native.NativeExecutor(),
+                         timed=timed or self._timer(spec.tool),
+                         stamp=not getattr(executor, "replays", False))
+        return tools.of(spec).run(spec, job)
 
     def _versions(self, executor, specs, executable, timeout):
         """{tool: version} of the tools the specs need, asked first."""
         needed = {s.tool for s in specs}
-        detect = {
-            "sysbench": lambda: sysbench_run.detect_version(
-                executor, executable, timeout),
-            "fio": lambda: fio_run.detect_version(executor, "fio", timeout),
-            "iperf3": lambda: net_run.iperf3_version(executor, timeout),
-            "http": lambda: net_run.nginx_version(executor, timeout)}
         versions = {}
         for tool in sorted(needed, reverse=True):  # sysbench first
             try:
-                versions[tool] = detect[tool]()
+                versions[tool] = tools.get(tool).version(
+                    executor, executable, timeout)
             except common.WorkloadError as e:
                 if e.raw:
                     self.add_output(complete=_raw_output(
@@ -246,7 +220,7 @@ def _guest_clock(executor):
 
 
 def _validity_table(checks):
-    return {"title": VALIDITY_TITLE,
+    return {"title": tables.VALIDITY,
             "description": "The Rally host's CPU during each run of each "
                            "test (busy and steal shares, most runnable "
                            "tasks seen; foreign: cores busy with work that "
@@ -258,14 +232,6 @@ def _validity_table(checks):
             "chart_plugin": "Table",
             "data": {"cols": list(measured_runs.CHECK_COLUMNS),
                      "rows": checks}}
-
-
-def _endpoint(endpoint, service):
-    if endpoint is None:
-        raise net_run.NetworkTestError(
-            "%s tests need the Rally host to reach into the instance, "
-            "which this scenario cannot" % service)
-    return endpoint(service)
 
 
 # Enough lines for sysbench's own error and its summary, not a runaway log.
@@ -285,8 +251,9 @@ def _raw_output(label, raw):
 def _metrics_table(tool, run, records, version, threads=None):
     how = ", %d thread(s)" % threads if threads else ""
     return {
-        "title": "%s %s" % (tool, run.spec.label),
-        "description": "%s %s%s: %s" % (SERVER_OF.get(tool, tool), version,
+        "title": tables.workload(tool, run.spec.label),
+        "description": "%s %s%s: %s" % (tools.get(tool).versioned or tool,
+                                        version,
                                         how, run.command),
         "chart_plugin": "StatsTable",
         "data": metrics.stats_rows(records),
@@ -295,7 +262,7 @@ def _metrics_table(tool, run, records, version, threads=None):
 
 def environment_table(environment):
     return {
-        "title": ENVIRONMENT_TITLE,
+        "title": tables.ENVIRONMENT,
         "description": "Where this iteration ran",
         "chart_plugin": "Table",
         "data": {"cols": ["key", "value"],

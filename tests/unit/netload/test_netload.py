@@ -13,6 +13,7 @@ from rally_container_bench.netload import http
 from rally_container_bench.netload import iperf3
 from rally_container_bench.netload import presets
 from rally_container_bench.workloads import tests as tests_lib
+from rally_container_bench.workloads import tools
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures")
 
@@ -157,8 +158,8 @@ class TestsListTestCase(unittest.TestCase):
         self.assertEqual(["iperf3", "iperf3", "http", "iperf3", "http",
                           "sysbench"], [s.tool for s in specs])
         self.assertEqual("to-instance-8streams", specs[3].label)
-        self.assertTrue(tests_lib.is_network(specs[0]))
-        self.assertFalse(tests_lib.is_network(specs[5]))
+        self.assertEqual(5201, tools.of(specs[0]).port)
+        self.assertIsNone(tools.of(specs[5]).port)
         for name in presets.NAMES:
             self.assertIn(name, tests_lib.names())
 
