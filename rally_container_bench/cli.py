@@ -29,7 +29,6 @@ from rally_container_bench import cli_periodic
 from rally_container_bench.core import base
 from rally_container_bench.core import ports
 from rally_container_bench.engines import catalog
-from rally_container_bench.engines.containerd import cri_api
 from rally_container_bench.engines import daemons
 from rally_container_bench.engines import registry
 from rally_container_bench.images import busybox
@@ -108,12 +107,6 @@ def _images_build(args):
     tiny = busybox.build(conf.image_cache_dir, force=args.force,
                          log=guest.log)
     print(tiny.dir)
-    try:
-        print(cri_api.build(conf.image_cache_dir))
-    except cri_api.CriApiError as e:
-        # Only the cri-containerd runtime needs them; doctor says so.
-        print("rcbench images: no CRI stubs (cri-containerd unusable): %s"
-              % e, file=sys.stderr)
     return 0
 
 

@@ -63,3 +63,5 @@ if [ ! -x "$venv/bin/rally" ] || [ ! -x "$venv/bin/tox" ] \
     echo "$stamp" > "$venv/.rcbench-requirements"
 fi
 "$top/tools/build-sysbench-0.4.sh" >/dev/null
+# crictl (cri-containerd): .ci/run builds it beside the guest image instead.
+[ -n "${RCBENCH_CRICTL_LATER:-}" ] || "$top/tools/build-crictl.sh" >/dev/null

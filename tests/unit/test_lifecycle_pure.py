@@ -12,7 +12,8 @@ import unittest
 
 from rally_container_bench.core import base
 from rally_container_bench.core import footprint
-from rally_container_bench.engines.containerd import cri_api
+from rally_container_bench.core import labels
+from rally_container_bench.engines.containerd import cri
 from rally_container_bench.engines.oci import bundle as oci_spec
 from rally_container_bench.engines import registry
 from rally_container_bench.images import busybox
@@ -170,16 +171,25 @@ class BusyboxArchiveTestCase(unittest.TestCase):
                          names)
 
 
-class CriProtoTestCase(unittest.TestCase):
+class CrictlTestCase(unittest.TestCase):
 
-    def test_strip_gogo_keeps_everything_else(self):
-        text = ('syntax = "proto3";\npackage runtime.v1;\n'
-                'import "github.com/gogo/protobuf/gogoproto/gogo.proto";\n'
-                'option (gogoproto.marshaler_all) = true;\n'
-                'message X { string id = 1; }\n')
-        self.assertEqual('syntax = "proto3";\npackage runtime.v1;\n'
-                         'message X { string id = 1; }\n',
-                         cri_api.strip_gogo(text))
+    def test_pod_and_container_configs_in_cri_v1_json(self):
+        pod = cri.pod_config("rcbench_lc_x")
+        self.assertEqual({"name": "rcbench_lc_x", "uid": "rcbench_lc_x",
+                          "namespace": "rcbench"}, pod["metadata"])
+        self.assertEqual(cri.NODE, pod["linux"]["security_context"]
+                         ["namespace_options"]["network"])
+        self.assertEqual(labels.label(labels.LIFECYCLE), pod["labels"])
+        container = cri.container_config("rcbench_lc_x", "localhost/b:1")
+        self.assertEqual({"image": "localhost/b:1"}, container["image"])
+
+    def test_version_lines(self):
+        self.assertEqual(
+            {"Version": "0.1.0", "RuntimeName": "containerd",
+             "RuntimeVersion": "1.6.20~ds1", "RuntimeApiVersion": "v1"},
+            cri.parse_version("Version:  0.1.0\nRuntimeName:  containerd\n"
+                              "RuntimeVersion:  1.6.20~ds1\n"
+                              "RuntimeApiVersion:  v1\n"))
 
 
 class RegistryTestCase(unittest.TestCase):
