@@ -10,7 +10,7 @@ Detached daemons are re-parented to PID 1, which may never reap them: a
 stopped daemon can linger as a zombie, so liveness is read from
 /proc/PID/stat (state Z = gone), never from ``kill -0``.
 
-No engine module here: engines (drivers.daemons, drivers.podman) build
+No engine module here: engines (engines/*/daemon.py) build
 their Daemons on it.
 """
 

@@ -1,15 +1,15 @@
 """The one engine registry: names, the views each engine serves, stores.
 
-An engine serves the ``instance`` view (drivers.base.Driver: a Debian
+An engine serves the ``instance`` view (core.base.Driver: a Debian
 guest with sshd, for the boot / sysbench / delete scenarios), the
-``lifecycle`` view (lifecycle.base.LifecycleDriver: busybox, for ptcr's
+``lifecycle`` view (core.lifecycle.LifecycleDriver: busybox, for ptcr's
 verbs and the footprint), or both. Engines that keep their instances in
 one store (dockerd for docker and docker-runsc; Podman's storage for its
 three runtimes; libvirtd; /var/lib/lxc) name it, so cleanup asks each
 store once.
 
 Engines above an OCI runtime (docker, podman, or none: a bare bundle)
-are made from the entries of engines.runtimes: the engine's class with the
+are made from the entries of engines.oci.runtimes: the engine's class with the
 runtime's entry as its ``oci``.
 
 Classes are imported on first use: an engine whose client library is
@@ -23,7 +23,7 @@ from rally_container_bench.core import base
 from rally_container_bench.core import labels
 from rally_container_bench.engines.oci import runtimes
 
-#: runtime: the entry of engines.runtimes the engine runs, if any
+#: runtime: the entry of engines.oci.runtimes the engine runs, if any
 Engine = collections.namedtuple("Engine", "store instance lifecycle runtime",
                                 defaults=(None,))
 
@@ -60,7 +60,7 @@ _FIXED = {
 
 
 def engines():
-    """{name: Engine}: the fixed engines and those of engines.runtimes."""
+    """{name: Engine}: the fixed engines and those of engines.oci.runtimes."""
     found = dict(_FIXED)
     for name, host, runtime in runtimes.offered():
         made = _RUNTIME_HOSTS[host]

@@ -1,0 +1,3 @@
+"""Docker: the instance view through dockerd's API (instance.py), the
+lifecycle view through the docker CLI (lifecycle.py), dockerd with the OCI
+runtimes registered (daemon.py)."""

@@ -31,7 +31,7 @@ def _dockerd_config(conf):
 
 
 def _write_dockerd_config(conf, host_config="/etc/docker/daemon.json"):
-    """The host's daemon.json plus our runtimes (engines.runtimes)."""
+    """The host's daemon.json plus our runtimes (engines.oci.runtimes)."""
     def write():
         try:
             with open(host_config) as f:

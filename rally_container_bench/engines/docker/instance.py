@@ -2,8 +2,8 @@
 
 Each container publishes its sshd on 127.0.0.1 only (a port Docker picks),
 so every probe of the network phase stays on loopback. Containers carry
-the label rcbench=instance (engines.labels) and the Rally resource name,
-which cleanup uses. The OCI runtime is an entry of engines.runtimes:
+the label rcbench=instance (core.labels) and the Rally resource name,
+which cleanup uses. The OCI runtime is an entry of engines.oci.runtimes:
 runc is dockerd's own; others (runsc) are registered in dockerd's config
 by ``rcbench engines start docker`` with the flags of the configuration,
 and the flags recorded with each result are those dockerd really has.

@@ -5,7 +5,7 @@ serial console to a file, no balloon, and QEMU running as root (a static
 DAC label on the domain, so it reads the image cache whatever libvirt's
 qemu.conf says). The instance view adds a disk and user-mode networking
 (qemu:commandline); the lifecycle view boots busybox as the initramfs.
-The description marks the domain as ours (engines.labels).
+The description marks the domain as ours (core.labels).
 """
 
 import os

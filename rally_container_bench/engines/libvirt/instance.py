@@ -6,7 +6,7 @@ The guest boots its kernel directly (no bootloader in the image) with the
 guest init as PID 1. Its NIC is QEMU user-mode networking with sshd
 forwarded from a 127.0.0.1 port, so no traffic leaves loopback; QEMU is
 given those arguments through libvirt's qemu:commandline. The domain's
-common parts (and its mark) are engines.libvirt's.
+common parts (and its mark) are engines.libvirt.domain's.
 """
 
 import os

@@ -1,0 +1,2 @@
+"""LXC: one container config (config.py) for the instance view
+(instance.py) and the lifecycle view (lifecycle.py)."""

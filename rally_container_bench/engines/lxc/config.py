@@ -5,7 +5,7 @@ per-instance upper directory on top, so creating one copies nothing.
 lxc-create has no form that lays an overlay over a shared tree (it checks
 the overlay spec as a path; a ``dir:`` root would be deleted by
 lxc-destroy), so the config is written the way ``lxc-create -t none``
-does, its first line marking it as ours (engines.labels).
+does, its first line marking it as ours (core.labels).
 """
 
 import os

@@ -1,6 +1,6 @@
 """LXC 5 through its tools: lxc-start -d, lxc-stop -k, lxc-destroy.
 
-create writes the container's config (engines.lxc: an overlay on the
+create writes the container's config (engines.lxc.config: an overlay on the
 busybox tree, the upper directory beside the config); remove is
 lxc-destroy, which deletes the config and the upper directory, never the
 shared tree. LXC has no single create+start request: run is both, back to

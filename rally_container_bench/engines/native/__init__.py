@@ -1,0 +1,1 @@
+"""This host itself: the native baseline's executor and facts."""

@@ -1,4 +1,4 @@
-"""Plain OCI runtimes (engines.runtimes) on a bundle: no engine above them.
+"""Plain OCI runtimes (engines.oci.runtimes) on a bundle: no engine above them.
 
 Each instance is a bundle directory with its config.json; the busybox tree
 is every bundle's read-only root. The runtimes keep their state under a

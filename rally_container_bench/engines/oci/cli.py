@@ -77,7 +77,7 @@ class CliEngine(lifecycle.LifecycleDriver):
 
 
 class RuntimeCli(CliEngine):
-    """An engine's CLI with one OCI runtime of engines.runtimes."""
+    """An engine's CLI with one OCI runtime of engines.oci.runtimes."""
     oci = runtimes.RUNTIMES["runc"]
     runtime = oci.binary
 

@@ -1,4 +1,4 @@
-"""Podman (rootful, daemonless) with an OCI runtime of engines.runtimes.
+"""Podman (rootful, daemonless) with an OCI runtime of engines.oci.runtimes.
 
 Driven through the podman CLI, as operators do. sshd is published on
 127.0.0.1 only. Flags this host needs: cgroupfs (no systemd) and a file
