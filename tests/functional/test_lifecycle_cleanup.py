@@ -36,7 +36,7 @@ def run_parallel(cls, driver, owner, runtime, count=PARALLEL):
         except Exception as e:
             return e
         return None
-    with mock.patch.object(registry, "prepared_driver",
+    with mock.patch.object(registry, "prepared_lifecycle",
                            return_value=driver), \
             concurrent.futures.ThreadPoolExecutor(count) as pool:
         return list(pool.map(one, range(count)))
@@ -161,7 +161,7 @@ class LifecycleCleanupTestCase(unittest.TestCase):
                     "injected: run %s failed" % name)
             original(name)
         scenario = scenario_of(lifecycle.Footprint, owner)
-        with mock.patch.object(registry, "prepared_driver",
+        with mock.patch.object(registry, "prepared_lifecycle",
                                return_value=real), \
                 mock.patch.object(real, "run", side_effect=run):
             with self.assertRaises(lifecycle_base.DriverError):
