@@ -1,4 +1,4 @@
-"""Seed 000's ptcr tables from a tasks/local_lifecycle.yaml run.
+"""The ptcr method's tables from a tasks/local_lifecycle.yaml run.
 
     rally task report UUID --json --out lifecycle.json
     python -m benchmarks.lifecycle_table lifecycle.json

@@ -1,4 +1,6 @@
-"""Memory an idle instance costs, read from /proc (seed 000 and kata's PSS).
+"""Memory an idle instance costs, read from /proc as PSS.
+
+As the ptcr lifecycle method and kata's footprint figures read it.
 
 PSS (proportional set size) splits every shared page among the processes
 that map it, so summing PSS over processes never counts a page twice: the

@@ -1,4 +1,4 @@
-"""The verbs of seed 000's ptcr method, one driver per runtime.
+"""The verbs of the ptcr lifecycle method, one driver per runtime.
 
     create -> start -> stop -> remove        and        run (create+start)
 

@@ -4,20 +4,20 @@
     tuning: {disk_cache: writeback, disk_bus: scsi, cpuset: "1",
              hugepages: true}                                     kvm
 
-network host: the container shares the host's network namespace (no
-bridge, no NAT); its sshd then listens on a free loopback port of the
-host. cpuset: the host CPUs it may run on (Docker's/Podman's
---cpuset-cpus). workdir_volume: the work directory of the tests is an
-anonymous volume (a directory of the host's filesystem) instead of the
-container's overlay, the difference seed 002 measures for fileio. What was
-set goes into the iteration's environment and the platform's label, so the
-comparison report separates tuned from untuned runs.
+network host: the container shares the host's network namespace (no bridge, no
+NAT); its sshd then listens on a free loopback port of the host. cpuset: the
+host CPUs it may run on (Docker's/Podman's --cpuset-cpus). workdir_volume: the
+work directory of the tests is an anonymous volume (a directory of the host's
+filesystem) instead of the container's overlay, the difference the NetAdmin
+tuning article measures for fileio. What was set goes into the iteration's
+environment and the platform's label, so the comparison report separates tuned
+from untuned runs.
 
-VMs (seed 002, KEK's "tuned KVM"): disk_cache is the QEMU cache mode of
-the disk (none by default, as Nova's default for local disks), disk_bus
-virtio (virtio-blk) or scsi (virtio-scsi), cpuset pins every vCPU to
-those host CPUs, hugepages backs the guest's memory with the host's huge
-pages (reserved beforehand: /proc/sys/vm/nr_hugepages).
+VMs (the NetAdmin tuning article, the KEK talk's "tuned KVM"): disk_cache is
+the QEMU cache mode of the disk (none by default, as Nova's default for local
+disks), disk_bus virtio (virtio-blk) or scsi (virtio-scsi), cpuset pins every
+vCPU to those host CPUs, hugepages backs the guest's memory with the host's
+huge pages (reserved beforehand: /proc/sys/vm/nr_hugepages).
 """
 
 import dataclasses

@@ -93,8 +93,9 @@ def view_class(view, name):
     if path is None:
         if name in UNAVAILABLE:
             raise UnknownEngine(
-                "%s %r: %s; the driver protocol is open for it (README: "
-                "adding an engine)" % (_WHAT[view], name, UNAVAILABLE[name]))
+                "%s %r: %s; the driver protocol is open for it (the "
+                "guide: Adding an engine)"
+                % (_WHAT[view], name, UNAVAILABLE[name]))
         raise UnknownEngine("unknown %s %r; known: %s"
                             % (_WHAT.get(view, view), name,
                                ", ".join(names(view))))

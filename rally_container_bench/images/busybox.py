@@ -1,8 +1,8 @@
-"""The tiny lifecycle image: busybox-static, built offline (seed 000's shape).
+"""The tiny lifecycle image: busybox-static, built offline.
 
-Seed 000 times create/start/stop/rm/run of busybox containers whose command
-is a shell loop; no registry is reachable here, so the image is made from
-Debian's busybox-static package (downloaded with apt, unpacked, never
+The ptcr lifecycle method times create/start/stop/rm/run of busybox containers
+whose command is a shell loop; no registry is reachable here, so the image is
+made from Debian's busybox-static package (downloaded with apt, unpacked, never
 installed on the host). One build gives every form an engine loads:
 
   rootfs/      the tree: runc/crun bundles and LXC use it read-only
@@ -30,7 +30,7 @@ from rally_container_bench.images import docker_archive
 from rally_container_bench import opts
 
 BUILDER_VERSION = "3"
-# Seed 000's start_cmd: a shell that stays busy printing, never exits.
+# The ptcr method's start_cmd: a shell that stays busy printing, never exits.
 LOOP = "while true; do echo hello world; sleep 1; done"
 COMMAND = ("/bin/sh", "-c", LOOP)
 # The same loop as a file, for engines whose command is one word

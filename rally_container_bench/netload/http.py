@@ -1,8 +1,9 @@
 """HTTP load: nginx inside the instance, wrk on the Rally host.
 
-Pure: no I/O. As seed 003 loads a web server in a kata or runc container
-from outside: requests/s and latency percentiles of a static file, at a
-given number of connections. Natively both are on the host (loopback).
+Pure: no I/O. As the kata-vs-runc HTTP study loads a web server in a kata or
+runc container from outside: requests/s and latency percentiles of a static
+file, at a given number of connections. Natively both are on the host
+(loopback).
 """
 
 import dataclasses

@@ -1,8 +1,8 @@
 """Named iperf3 and http tests: quick ones for tasks and CI.
 
 iperf3: 3 s of TCP, one stream or four, either direction. http: 3 s of
-wrk on a 1 KiB file with 1 or 16 connections (seed 003 steps the
-connection count; a task lists the counts it wants).
+wrk on a 1 KiB file with 1 or 16 connections (the kata-vs-runc HTTP study
+steps the connection count; a task lists the counts it wants).
 """
 
 from rally_container_bench.netload import http

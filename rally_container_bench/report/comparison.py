@@ -21,7 +21,7 @@ from rally_container_bench.workloads import tools
 
 NATIVE = results.NATIVE
 PHASE_ORDER = ("build", "network", results.BUILD_NETWORK, "delete",
-               # ContainerLifecycle's verbs (seed 000's ptcr table)
+               # ContainerLifecycle's verbs (the ptcr method's table)
                "create", "start", "stop", "remove", "run")
 CSV_COLUMNS = ("metric", "unit", "platform", "concurrency", "n", "failed",
                "mean", "sd", "median", "ci_low", "ci_high",

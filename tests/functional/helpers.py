@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -291,3 +292,28 @@ def usable_conf(testcase, driver_name):
     if not usable:
         testcase.skipTest(why)
     return conf
+
+
+CHROMIUM = shutil.which("chromium")
+
+
+def headless_chromium(profile):
+    """Chromium's argv, headless, with nothing of its own on the network."""
+    return [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+            "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--user-data-dir=" + profile]
+
+
+def offline_dom(url, profile, budget_ms=10000):
+    """The DOM Chromium renders at url, offline.
+
+    Every request of the page goes to a closed port: nothing reaches the
+    network.
+    """
+    proc = subprocess.run(
+        headless_chromium(profile)
+        + ["--proxy-server=127.0.0.1:9",
+           "--virtual-time-budget=%d" % budget_ms, "--dump-dom", url],
+        capture_output=True, text=True, timeout=120)
+    return proc.stdout

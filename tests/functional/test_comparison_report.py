@@ -8,7 +8,6 @@ rcbench-comparison``; the HTML opened in Debian's headless Chromium.
 
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 import unittest
@@ -19,7 +18,7 @@ from tests.functional import helpers
 
 FIXTURE = os.path.join(helpers.TOP, "tests", "fixtures", "rally",
                        "local-quick-4.json")
-CHROMIUM = shutil.which("chromium")
+CHROMIUM = helpers.CHROMIUM
 # The report's own colours (report/comparison.html, matplotlib tab10).
 WORSE_CELL = (0xf4, 0xb3, 0xad)
 FIRST_PLATFORM = (0x1f, 0x77, 0xb4)  # qemu-tcg's lines and bars
@@ -41,12 +40,7 @@ def tearDownModule():
     _WORK.cleanup()
 
 
-def headless_chromium(profile):
-    """Chromium's argv, headless, with nothing of its own on the network."""
-    return [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-            "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--user-data-dir=" + profile]
+headless_chromium = helpers.headless_chromium
 
 
 def import_fixture(home):
@@ -172,13 +166,8 @@ class RallyReportOfflineTestCase(unittest.TestCase):
     def rendered(self, *form):
         path = os.path.join(self.home.path, "rally-%d.html" % len(form))
         self.home.rally("task", "report", self.uuid, *form, "--out", path)
-        # Every request the page makes goes to a closed port: no network.
-        proc = subprocess.run(
-            headless_chromium(os.path.join(self.home.path, "profile"))
-            + ["--proxy-server=127.0.0.1:9", "--virtual-time-budget=10000",
-               "--dump-dom", "file://" + path],
-            capture_output=True, text=True, timeout=120)
-        return proc.stdout
+        return helpers.offline_dom("file://" + path,
+                                   os.path.join(self.home.path, "profile"))
 
     def test_the_static_report_renders_its_overview_offline(self):
         dom = self.rendered("--html-static")

@@ -1,9 +1,10 @@
-"""Zun with gVisor's runsc on the real all-in-one cloud (seed 003's runc vs
-sandbox, its sandbox half): two containers at once through
-tasks/kvm_vs_docker.yaml with zun_runtime runsc, as tasks/args/aio-gvisor.yaml
-asks (which adds runc and native beside it, and 8 at once). Docker on the
-cloud's host knows runsc because `rcbench engines start docker` registered
-it. Skips without the cloud.
+"""Zun with gVisor's runsc on the real all-in-one cloud.
+
+The kata-vs-runc HTTP study's runc vs sandbox, its sandbox half: two containers
+at once through tasks/kvm_vs_docker.yaml with zun_runtime runsc, as
+tasks/args/aio-gvisor.yaml asks (which adds runc and native beside it, and 8 at
+once). Docker on the cloud's host knows runsc because `rcbench engines start
+docker` registered it. Skips without the cloud.
 """
 
 import json

@@ -16,7 +16,7 @@ facts recorded with each result, and which engines offer it:
 
 engines.catalog turns each entry into those engines, for the instance view
 (a Debian guest with sshd) and the lifecycle view (busybox) alike. Adding a
-runtime is one entry here plus a sample (README: adding an engine).
+runtime is one entry here plus a sample (the guide: "Adding an engine").
 """
 
 import dataclasses

@@ -136,6 +136,13 @@ class _Watcher(object):
 @context.configure(name="rcbench_interrupt", platform="default", order=100,
                    hidden=True)
 class GracefulInterrupt(context.Context):
+    """Ctrl-C or SIGTERM aborts the task as ``rally task abort`` does.
+
+    Running iterations end and delete their instances, finished ones are
+    kept in Rally's DB, the task ends "aborted"; a second Ctrl-C
+    interrupts at once. A default of every scenario of this package.
+    """
+
     CONFIG_SCHEMA = {"type": "object", "additionalProperties": False}
 
     def setup(self):

@@ -24,6 +24,13 @@ LOG = logging.getLogger(__name__)
 @context.configure(name="rcbench_local_cleanup", platform="default",
                    order=900, hidden=True)
 class LocalCleanup(context.Context):
+    """Removes what the workload left on the local engines, either view.
+
+    At the end of the workload, also after failures, timeouts and aborts:
+    every local store is asked for instances Rally named for it. A
+    default of every LocalInstances and ContainerLifecycle scenario.
+    """
+
     CONFIG_SCHEMA = {"type": "object", "additionalProperties": False}
 
     def setup(self):

@@ -38,6 +38,14 @@ RULES = ({"protocol": "icmp"},
 @context.configure(name="rcbench_zun", platform="openstack", order=420,
                    hidden=True)
 class ZunContext(context.Context):
+    """What ZunContainers scenarios need besides Rally's own contexts.
+
+    With admin credentials: a security group in the admin's project that
+    lets ICMP and SSH in, and Zun's quotas of the workload's projects
+    lifted; at the end, the workload's containers deleted. A default of
+    every ZunContainers scenario.
+    """
+
     CONFIG_SCHEMA = {"type": "object", "additionalProperties": False}
 
     def setup(self):

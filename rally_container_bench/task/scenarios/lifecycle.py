@@ -1,4 +1,4 @@
-"""ContainerLifecycle: seed 000's ptcr verbs and footprint, any runtime.
+"""ContainerLifecycle: the ptcr method's verbs and footprint, any runtime.
 
 create / start / stop / remove / run are Rally atomic actions, so serial
 (concurrency 1) and parallel (concurrency 100) profiles are Rally runners,
@@ -60,7 +60,7 @@ class CreateStartStopRemove(LifecycleScenario):
         """Create, start, stop (kill) and remove one instance.
 
         Each verb is one request to the runtime, timed as the atomic
-        action of its name (seed 000's ptcr table). An instance left by a
+        action of its name (the ptcr method's table). An instance left by a
         failed verb is removed, untimed.
 
         :param runtime: docker, docker-runsc, podman-runc, podman-crun,

@@ -126,9 +126,10 @@ class RunAndDelete(ZunContainersScenario):
             Rally host reaches; default: Zun's choice
         :param cpu: CPUs of the container (float)
         :param memory: memory of the container, MiB
-        :param runtime: OCI runtime, e.g. runc or kata-runtime (seed 003);
-            admin-only under Zun's default policy: the environment needs
-            admin credentials. Default: the compute host's default
+        :param runtime: OCI runtime, e.g. runc or kata-runtime (as the
+            kata-vs-runc HTTP study compares them); admin-only under Zun's
+            default policy: the environment needs admin credentials. Default:
+            the compute host's default
         :param availability_zone: Zun availability zone
         :param hints: Zun scheduler hints
         :param ssh_user: the image's login user

@@ -6,7 +6,7 @@ from rally_container_bench.sysbench import spec as spec_lib
 
 
 class KekPresetsTestCase(unittest.TestCase):
-    """Seed 004 (KEK, HEPiX Fall 2015) parameters, exactly."""
+    """The KEK HEPiX 2015 talk's parameters, exactly."""
 
     def test_cpu(self):
         cpu = presets.get("kek2015-cpu")
