@@ -18,6 +18,7 @@ import argparse
 import inspect
 import json
 import os
+import re
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
@@ -96,10 +97,11 @@ def plugin_rst(plugin, kind):
 
 
 def _escaped(text):
-    """Plain text in reStructuredText: no markup is read in it."""
+    """Plain text in reStructuredText: no markup but ``literals``."""
     for char in "\\*`|_[]":
         text = text.replace(char, "\\" + char)
-    return text
+    return re.sub(r"\\`\\`(.+?)\\`\\`",
+                  lambda m: "``%s``" % m.group(1).replace("\\", ""), text)
 
 
 class PluginsDirective(Directive):
