@@ -52,7 +52,7 @@ def registered_flags(info, runtime):
     return list(registered.get("runtimeArgs") or [])
 
 
-class DockerDriver(ssh.SshDriver):
+class DockerDriver(oci_containers.InspectedContainer, ssh.SshDriver):
     name = "docker"
     #: The OCI runtime dockerd starts containers with (its name there).
     oci = runtimes.RUNTIMES["runc"]
@@ -132,13 +132,6 @@ class DockerDriver(ssh.SshDriver):
             instance, self._inspect(instance)),
             timeout, self.conf.poll_interval,
             "container %s running" % instance.name)
-
-    def endpoint(self, instance, port):
-        return oci_containers.container_endpoint(self.conf, instance, port,
-                                                 self._inspect)
-
-    def host_pid(self, instance):
-        return self._inspect(instance)["State"].get("Pid") or None
 
     def _api(self, what):
         return _daemon_reachable(self.conf.docker_url, what)

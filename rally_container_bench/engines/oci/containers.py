@@ -67,6 +67,20 @@ def container_endpoint(conf, instance, port, inspect):
     return base.Endpoint(port, instance.private["address"], port)
 
 
+class InspectedContainer:
+    """What a Docker or Podman instance driver reads from its inspect.
+
+    The driver gives ``_inspect(instance)``: the engine's inspect document
+    (Docker's API and ``podman inspect`` share its shape).
+    """
+
+    def endpoint(self, instance, port):
+        return container_endpoint(self.conf, instance, port, self._inspect)
+
+    def host_pid(self, instance):
+        return self._inspect(instance)["State"].get("Pid") or None
+
+
 def host_network_sshd(conf):
     """(port, command) of an sshd in the host's network namespace.
 
