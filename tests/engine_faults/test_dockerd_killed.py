@@ -39,7 +39,7 @@ class DockerdKilledTestCase(helpers.DockerRallyTestCase):
         self.dockerd.start()
         driver = registry.prepared_instance("docker", self.conf)
         for name in self.containers(task_uuid):
-            driver.remove(name)
+            driver.discard(name)
 
     def start_rally(self):
         path = os.path.join(self.home.path, "task.json")

@@ -49,11 +49,13 @@ QUIET_OPTIONS = {"foreign_load_limit": 64}
 
 
 def ours(engine, conf=None):
-    """Names of this package's instances in ``engine``'s store (both views).
+    """Names of this package's instances in ``engine``'s store, sorted.
 
-    The store's own listing, as cleanup asks it (engines.catalog.store_of).
+    Both views' instances: the store's own listing, as cleanup asks it
+    (engines.catalog.store_of).
     """
-    return catalog.store_of(engine, conf or opts.register()).list_ours()
+    return sorted(
+        catalog.store_of(engine, conf or opts.register()).list_ours())
 
 
 def discard_if_left(engine, name, conf=None):

@@ -96,7 +96,7 @@ class SecondHomeTestCase(unittest.TestCase):
         driver.prepare()
         self.addCleanup(self.forget_image, driver_name, driver.image.tag)
         instance = driver.create("rcbench-second-home-%d" % time.time_ns())
-        self.addCleanup(driver.remove, instance.name)
+        self.addCleanup(driver.discard, instance.name)
         driver.wait_running(instance, 120)
         driver.wait_reachable(instance, 120)
         result = driver.executor(instance).run(
@@ -135,7 +135,7 @@ class RefusedKeyTestCase(unittest.TestCase):
         self.addCleanup(subprocess.run, ["docker", "rmi", copy.tag],
                         capture_output=True)
         instance = driver.create("rcbench-refused-%d" % time.time_ns())
-        self.addCleanup(driver.remove, instance.name)
+        self.addCleanup(driver.discard, instance.name)
         driver.wait_running(instance, 120)
         started = time.monotonic()
         with self.assertRaises(base.DriverError) as raised:
