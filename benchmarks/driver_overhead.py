@@ -18,7 +18,6 @@
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -51,26 +50,25 @@ def has_cli_cycle(driver):
 
 def cli_cycle(driver, name):
     """The same lifecycle with the engine's CLI (what an operator types)."""
+    run = ["run", "-d", "--name", name, "-p", "127.0.0.1::22",
+           driver.image.tag]
     if driver.name == "docker":
-        run = ["docker", "run", "-d", "--name", name, "-p", "127.0.0.1::22",
-               driver.image.tag]
-        rm = ["docker", "rm", "-f", name]
-        env = None
+        def cli(*args):
+            subprocess.run(["docker"] + list(args), check=True,
+                           capture_output=True)
+        rm = ["rm", "-f", name]
     else:
-        base = ["podman", "--cgroup-manager=cgroupfs",
-                "--events-backend=file", "--runtime", driver.runtime]
-        holder = driver._namespace_holder(driver.conf)
-        if holder is not None:
-            base = ["nsenter", "--mount", "--target",
-                    str(holder.started_pid())] + base
-        run = base + ["run", "-d", "--name", name, "-p", "127.0.0.1::22",
-                      driver.image.tag]
-        rm = base + ["rm", "-f", "-t", "0", name]
-        env = dict(os.environ, CONTAINERS_CONF=driver._conf_file())
+        def cli(*args):
+            # podman with the driver's runtime, flags and namespace: the
+            # command an operator types on this host
+            proc = driver.command(*args)
+            if proc.returncode != 0:
+                raise RuntimeError("podman %s: %s" % (args[0], proc.stderr))
+        rm = ["rm", "-f", "-t", "0", name]
 
     def cycle():
-        subprocess.run(run, check=True, capture_output=True, env=env)
-        subprocess.run(rm, check=True, capture_output=True, env=env)
+        cli(*run)
+        cli(*rm)
     return timed(cycle)
 
 
