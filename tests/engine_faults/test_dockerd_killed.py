@@ -16,7 +16,6 @@ import threading
 import time
 
 from rally_container_bench.engines import daemons
-from rally_container_bench.engines import registry
 
 from tests.functional import helpers
 
@@ -37,9 +36,8 @@ class DockerdKilledTestCase(helpers.DockerRallyTestCase):
 
     def remove_containers_of(self, task_uuid):
         self.dockerd.start()
-        driver = registry.prepared_instance("docker", self.conf)
         for name in self.containers(task_uuid):
-            driver.discard(name)
+            helpers.discard_if_left("docker", name, self.conf)
 
     def start_rally(self):
         path = os.path.join(self.home.path, "task.json")

@@ -108,7 +108,7 @@ class SysbenchInTheGuestTestCase(helpers.DockerRallyTestCase):
         self.driver = registry.prepared_instance("docker", self.conf)
         name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
         self.instance = self.driver.create(name)
-        self.addCleanup(self.driver.discard, name)
+        self.addCleanup(helpers.discard_if_left, "docker", name, self.conf)
         self.driver.wait_running(self.instance, self.conf.boot_timeout)
         self.driver.wait_reachable(self.instance, self.conf.ssh_timeout)
         self.executor = self.driver.executor(self.instance)

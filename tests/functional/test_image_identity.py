@@ -96,7 +96,8 @@ class SecondHomeTestCase(unittest.TestCase):
         driver.prepare()
         self.addCleanup(self.forget_image, driver_name, driver.image.tag)
         instance = driver.create("rcbench-second-home-%d" % time.time_ns())
-        self.addCleanup(driver.discard, instance.name)
+        self.addCleanup(helpers.discard_if_left, driver.name, instance.name,
+                        driver.conf)
         driver.wait_running(instance, 120)
         driver.wait_reachable(instance, 120)
         result = driver.executor(instance).run(
@@ -135,7 +136,8 @@ class RefusedKeyTestCase(unittest.TestCase):
         self.addCleanup(subprocess.run, ["docker", "rmi", copy.tag],
                         capture_output=True)
         instance = driver.create("rcbench-refused-%d" % time.time_ns())
-        self.addCleanup(driver.discard, instance.name)
+        self.addCleanup(helpers.discard_if_left, driver.name, instance.name,
+                        driver.conf)
         driver.wait_running(instance, 120)
         started = time.monotonic()
         with self.assertRaises(base.DriverError) as raised:
