@@ -282,7 +282,8 @@ class HostCapacityValidator(validation.Validator):
                                           or [])
         except tests_lib.TestsError:
             return  # rcbench_sysbench_tests says what is wrong
-        sizes = [_file_bytes(s) for s in specs]
+        # bytes of files each test writes in the work directory (0: none)
+        sizes = [tools.of(s).file_bytes(s) for s in specs]
         sizes = [size for size in sizes if size]
         workdir = (_arg(config, self.workdir_param) or conf.native_workdir
                    or tempfile.gettempdir())
@@ -343,8 +344,3 @@ class SSHTargetValidator(validation.Validator):
         port = _arg(config, "port", 22)
         if not isinstance(port, int) or not 0 < port < 65536:
             self.fail("port must be a TCP port number, not %r" % port)
-
-
-def _file_bytes(spec):
-    """Bytes of files a test writes in the work directory (0: none)."""
-    return tools.of(spec).file_bytes(spec)

@@ -123,9 +123,14 @@ class Tool(abc.ABC):
     scripted = False
 
     @property
+    def program(self):
+        """The program whose version is recorded: "nginx" for http."""
+        return self.versioned or self.name
+
+    @property
     def version_key(self):
         """The environment entry of its version: "sysbench_version"."""
-        return "%s_version" % (self.versioned or self.name)
+        return "%s_version" % self.program
 
     @abc.abstractmethod
     def preset(self, name):

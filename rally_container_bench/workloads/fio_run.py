@@ -10,7 +10,7 @@ import contextlib
 from rally_container_bench.core import base
 from rally_container_bench.fio import command
 from rally_container_bench.fio import parse
-from rally_container_bench.fio import presets
+from rally_container_bench.fio import presets as preset_lib
 from rally_container_bench.fio import spec as spec_lib
 from rally_container_bench.workloads import common
 
@@ -61,11 +61,11 @@ class Fio(common.Tool):
     name = "fio"
     paired = True
     inside = (("fio", "fio"),)
-    presets = presets.NAMES
+    presets = preset_lib.NAMES
     spec_errors = (spec_lib.FioSpecError,)
 
     def preset(self, name):
-        return presets.get(name)
+        return preset_lib.get(name)
 
     def from_dict(self, fields):
         return spec_lib.from_dict(fields)

@@ -16,7 +16,7 @@ from rally_container_bench.core import base
 from rally_container_bench import metrics
 from rally_container_bench.netload import http
 from rally_container_bench.netload import iperf3
-from rally_container_bench.netload import presets
+from rally_container_bench.netload import presets as preset_lib
 from rally_container_bench.workloads import common
 
 LISTEN_POLL_S = 0.2
@@ -156,10 +156,10 @@ def _shell(argv):
 class _NetworkTool(common.Tool):
     """A server inside the instance, its client on the Rally host."""
 
-    spec_errors = (presets.PresetError,)
+    spec_errors = (preset_lib.PresetError,)
 
     def preset(self, name):
-        return presets.get(name)
+        return preset_lib.get(name)
 
     def endpoint(self, job):
         if job.endpoint is None:
@@ -174,7 +174,7 @@ class Iperf3(_NetworkTool):
     port = 5201
     inside = (("iperf3", "iperf3"),)
     client = (("iperf3", "iperf3"),)
-    presets = tuple(n for n in presets.NAMES if n.startswith("iperf3-"))
+    presets = tuple(n for n in preset_lib.NAMES if n.startswith("iperf3-"))
     spec_errors = _NetworkTool.spec_errors + (iperf3.Iperf3SpecError,)
 
     def from_dict(self, fields):
@@ -197,7 +197,7 @@ class Http(_NetworkTool):
     port = 8080
     inside = (("nginx", "nginx-light"),)
     client = (("wrk", "wrk"),)
-    presets = tuple(n for n in presets.NAMES if n.startswith("http-"))
+    presets = tuple(n for n in preset_lib.NAMES if n.startswith("http-"))
     spec_errors = _NetworkTool.spec_errors + (http.HttpSpecError,)
 
     def from_dict(self, fields):

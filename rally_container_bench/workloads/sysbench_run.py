@@ -10,7 +10,7 @@ import contextlib
 from rally_container_bench.core import base
 from rally_container_bench.sysbench import command
 from rally_container_bench.sysbench import parse
-from rally_container_bench.sysbench import presets
+from rally_container_bench.sysbench import presets as preset_lib
 from rally_container_bench.sysbench import spec as spec_lib
 from rally_container_bench.workloads import common
 
@@ -98,17 +98,17 @@ class Sysbench(common.Tool):
     name = "sysbench"
     paired = True
     inside = (("sysbench", "sysbench"),)
-    presets = presets.NAMES
+    presets = preset_lib.NAMES
     spec_errors = (spec_lib.SpecError,)
     keyed = False
     path_option = "sysbench_path"
     scripted = True
 
     def preset(self, name):
-        return presets.get(name)
+        return preset_lib.get(name)
 
     def from_dict(self, fields):
-        return presets.resolve(fields)
+        return preset_lib.resolve(fields)
 
     def higher_is_better(self, metric):
         return parse.higher_is_better(metric)

@@ -56,8 +56,7 @@ def server_ports():
 
 def versions_table_keys():
     """(environment key, title) of each tool's version, for reports."""
-    return tuple((t.version_key, t.versioned or t.name)
-                 for t in all_tools())
+    return tuple((t.version_key, t.program) for t in all_tools())
 
 
 def guest_packages():

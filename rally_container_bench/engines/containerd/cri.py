@@ -23,13 +23,13 @@ sandbox_image).
 import json
 import os
 import shutil
-import tempfile
 import threading
 
 from rally_container_bench.core import base
 from rally_container_bench.core import labels
 from rally_container_bench.core import lifecycle
 from rally_container_bench.engines.containerd import ctr as containerd
+from rally_container_bench import opts
 
 POD_NAMESPACE = "rcbench"
 NODE = 2  # runtime.v1.NamespaceMode.NODE
@@ -71,7 +71,6 @@ class CriContainerd(lifecycle.LifecycleDriver):
         super().__init__(image, conf)
         self._ids = {}  # name -> (pod id, container id)
         self._ids_lock = threading.Lock()
-        self._configs = None
 
     def _crictl(self, request, *args):
         """crictl's stdout; DriverError naming the CRI request."""
@@ -86,16 +85,20 @@ class CriContainerd(lifecycle.LifecycleDriver):
                 request, args[0], proc.stderr.strip()[-1500:]))
         return proc.stdout
 
-    def _config_files(self, name):
-        """(pod, container) config files of an instance, for crictl.
+    def _config_paths(self, name):
+        """(pod, container) config files of an instance, for crictl."""
+        directory = opts.cache_path(self.conf, "crictl")
+        return tuple(os.path.join(directory, "%s.%s.json" % (name, kind))
+                     for kind in ("pod", "container"))
+
+    def _write_configs(self, name):
+        """The instance's config files, written; their paths.
 
         Written by create: two small files, microseconds beside a crictl
         process's start.
         """
-        if self._configs is None:
-            self._configs = tempfile.mkdtemp(prefix="rcbench-crictl-")
-        pod = os.path.join(self._configs, name + ".pod.json")
-        container = os.path.join(self._configs, name + ".container.json")
+        pod, container = self._config_paths(name)
+        os.makedirs(os.path.dirname(pod), exist_ok=True)
         with open(pod, "w") as f:
             json.dump(pod_config(name), f)
         with open(container, "w") as f:
@@ -114,7 +117,7 @@ class CriContainerd(lifecycle.LifecycleDriver):
                 self.image.archive])
 
     def create(self, name):
-        pod_file, container_file = self._config_files(name)
+        pod_file, container_file = self._write_configs(name)
         pod = self._crictl("RunPodSandbox", "runp", pod_file).strip()
         with self._ids_lock:
             self._ids[name] = (pod, None)
@@ -150,18 +153,14 @@ class CriContainerd(lifecycle.LifecycleDriver):
     def _forget(self, name):
         with self._ids_lock:
             self._ids.pop(name, None)
-        if self._configs is not None:
-            for kind in ("pod", "container"):
-                path = os.path.join(self._configs,
-                                    "%s.%s.json" % (name, kind))
-                if os.path.exists(path):
-                    os.remove(path)
+        for path in self._config_paths(name):
+            if os.path.exists(path):
+                os.remove(path)
 
     def _pods(self):
         """{name: pod id} of ours, by the label and by the older one."""
         pods = {}
-        for key, value in [next(iter(labels.label(
-                labels.LIFECYCLE).items()))] + [
+        for key, value in [(labels.KEY, labels.LIFECYCLE)] + [
                 (key, "1") for key in labels.OLD_KEYS]:
             listed = json.loads(self._crictl(
                 "ListPodSandbox", "pods", "--label",

@@ -252,8 +252,7 @@ def _metrics_table(tool, run, records, version, threads=None):
     how = ", %d thread(s)" % threads if threads else ""
     return {
         "title": tables.workload(tool, run.spec.label),
-        "description": "%s %s%s: %s" % (tools.get(tool).versioned or tool,
-                                        version,
+        "description": "%s %s%s: %s" % (tools.get(tool).program, version,
                                         how, run.command),
         "chart_plugin": "StatsTable",
         "data": metrics.stats_rows(records),
