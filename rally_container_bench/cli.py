@@ -7,6 +7,7 @@
     rcbench cleanup [--task UUID] [--dry-run] delete instances Rally named on
                     [--rally-config FILE]    every local engine (after a
                     [--env NAME]             crash), or a cloud's Zun ones
+                                             and tasks' shared images
     rcbench summary RALLY_JSON [--expect ...] one line per platform and step
     rcbench compare RALLY_JSON... --out DIR  the comparison report (HTML, CSV,
                                              JSON, Markdown) of exported tasks
@@ -224,6 +225,20 @@ def _cleanup_cloud(args, matches):
             failed += 1
             print("rcbench cleanup: could not delete %s: %s" % (what, e),
                   file=sys.stderr)
+    tasks = [args.task] if args.task else None
+    for image, why in cloud.shared_images(tasks):
+        what = "shared guest image %s (%s, %s)" % (image["name"],
+                                                   image["id"], why)
+        if args.dry_run:
+            print("would delete " + what)
+            continue
+        try:
+            cloud.delete_image(image)
+            print("deleted " + what)
+        except Exception as e:
+            failed += 1
+            print("rcbench cleanup: could not delete %s: %s" % (what, e),
+                  file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -276,7 +291,8 @@ def build_parser():
 
     p = sub.add_parser("cleanup", help="delete the instances Rally named "
                        "on every local engine (e.g. after Rally was "
-                       "killed), or with --env a cloud's Zun containers")
+                       "killed), or with --env a cloud's Zun containers "
+                       "and the shared guest images of tasks that ended")
     p.add_argument("--task", metavar="UUID",
                    help="only this task's instances (default: any task's); "
                         "its workloads are read from Rally's DB")

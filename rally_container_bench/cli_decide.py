@@ -1,5 +1,6 @@
 """rcbench decide: the command line of the sequential run (decide.py)."""
 
+import json
 import os
 import sys
 
@@ -40,6 +41,15 @@ def _run(args):
     if args.task_args_file:
         with open(args.task_args_file) as f:
             task_args = yaml.safe_load(f) or {}
+    if args.task_args:
+        try:
+            given = json.loads(args.task_args)
+        except ValueError as e:
+            raise ValueError("--task-args is not JSON: %s" % e)
+        if not isinstance(given, dict):
+            raise ValueError("--task-args is a JSON object, not %r"
+                             % (given,))
+        task_args.update(given)
     settings = dict(DEFAULTS, **task_args.pop("decide", {}) or {})
     for key in DEFAULTS:
         if getattr(args, key) is not None:
@@ -73,11 +83,17 @@ def _run(args):
 
 def add_parser(sub):
     p = sub.add_parser(
-        "decide", help="run rounds of a local task until every cell has a "
-        "verdict (paired with native twins) or the budget ends")
-    p.add_argument("--task", default="tasks/local_kvm_vs_containers.yaml")
+        "decide", help="run rounds of a task until every cell has a "
+        "verdict (paired with native twins) or the budget ends: the "
+        "local task, or tasks/kvm_vs_docker.yaml on a cloud (--env)")
+    p.add_argument("--task", default="tasks/local_kvm_vs_containers.yaml",
+                   help="the task file (default: the local one; "
+                        "tasks/kvm_vs_docker.yaml for a cloud)")
     p.add_argument("--task-args-file", help="platforms, concurrency, tests, "
                    "seed and a 'decide' mapping of the settings below")
+    p.add_argument("--task-args", metavar="JSON",
+                   help="task args over the file's, e.g. a cloud's "
+                        "compute_hosts")
     p.add_argument("--env", default="rcbench-local", help="Rally env")
     p.add_argument("--rally-config", metavar="FILE",
                    help="Rally's config file, as rally --config-file")

@@ -2,7 +2,7 @@
 
     rcbench periodic --task T --results DIR [--task-args-file F]
                      [--env NAME | --env-spec F | --from-sysenv]
-                     [--baseline F [--thresholds F] [--promote]]
+                     [--baseline F [--thresholds F] [--promote]] [--decide]
     rcbench gate BASELINE_JSON CANDIDATE_JSON [--thresholds F] [--all]
     rcbench diff BASELINE_JSON CANDIDATE_JSON [--floor F | --thresholds F]
                  [--out DIR]
@@ -24,7 +24,7 @@ def _periodic(args):
         baseline=args.baseline, thresholds=args.thresholds,
         trend=args.trend, promote=args.promote,
         promote_if_missing=args.promote_if_missing, rally=args.rally,
-        rally_config=args.rally_config)
+        rally_config=args.rally_config, decide=args.decide)
     return periodic.run(options, log=lambda line: print(line, flush=True))
 
 
@@ -118,6 +118,10 @@ def add_parsers(sub):
                    help="the rally command")
     p.add_argument("--rally-config", metavar="FILE",
                    help="rally --config-file FILE")
+    p.add_argument("--decide", action="store_true",
+                   help="run the task through rcbench decide: rounds "
+                        "until every cell has a verdict or the budget of "
+                        "the args file's decide mapping ends")
     p.set_defaults(func=_periodic)
 
     p = sub.add_parser("gate", help="a run against a baseline run: exit 1 "

@@ -1,11 +1,15 @@
-"""Zun containers Rally named, left in a cloud (rcbench cleanup --env).
+"""What a task left in a cloud (rcbench cleanup --env).
 
-rally-openstack's resource cleanup knows no Zun, and the rcbench_zun
-context cleans only at the end of a workload: a Rally that was killed, or
-a container whose delete Zun refused in its iteration, leaves some. With
-the environment's admin they are listed in every project and
-force-deleted (Zun's default policy); with a user only, the user's own,
-deleted with stop.
+Zun containers Rally named: rally-openstack's resource cleanup knows no
+Zun, and the rcbench_zun context cleans only at the end of a workload: a
+Rally that was killed, or a container whose delete Zun refused in its
+iteration, leaves some. With the environment's admin they are listed in
+every project and force-deleted (Zun's default policy); with a user
+only, the user's own, deleted with stop.
+
+The tasks' shared guest images (task/contexts/guest_share.py), which the
+task's last workload deletes: a Rally killed before it leaves them. With
+the admin, those of tasks that no longer run are listed and deleted.
 """
 
 from rally_container_bench.core import base
@@ -16,9 +20,13 @@ POLL_INTERVAL = 1.0
 class Cloud:
     """The Zun client of a Rally environment, as its admin or first user."""
 
-    def __init__(self, zun, as_admin):
-        self.zun = zun
+    def __init__(self, clients, as_admin):
+        self.clients = clients
         self.as_admin = as_admin
+
+    @property
+    def zun(self):
+        return self.clients.zun()
 
     @classmethod
     def of_env(cls, env_name, config_file=None):
@@ -40,12 +48,12 @@ class Cloud:
         api_info = data.get("api_info") or {}
         if data.get("admin"):
             return cls(osclients.Clients(dict(
-                data["admin"], api_info=api_info)).zun(), True)
+                data["admin"], api_info=api_info)), True)
         if not data.get("users"):
             raise ValueError("Rally environment %s has no credentials"
                              % env_name)
         return cls(osclients.Clients(dict(
-            data["users"][0], api_info=api_info)).zun(), False)
+            data["users"][0], api_info=api_info)), False)
 
     def leftovers(self, matches):
         """The containers whose names ``matches`` (Rally generated them)."""
@@ -73,3 +81,42 @@ class Cloud:
         base.wait_until(gone, timeout, POLL_INTERVAL,
                         "Zun container %s (%s) gone"
                         % (container.name, container.uuid))
+
+    def shared_images(self, task_ids=None):
+        """The tasks' shared guest images left: [(image, why)].
+
+        task_ids: those of these tasks; else those of every task this
+        Rally knows that no longer runs (an unknown task's are left: it
+        may be another Rally's, running).
+        """
+        from rally_container_bench.task.contexts import guest_share
+
+        if not self.as_admin:
+            return []
+        glance = self.clients.glance("2")
+        if task_ids is not None:
+            wanted = set(task_ids)
+            return [(image, "of task %s" % image[guest_share.TASK_PROPERTY])
+                    for image in guest_share.leftovers(
+                        glance, lambda task: task not in wanted)]
+        return [(image, "of task %s, which no longer runs"
+                 % image[guest_share.TASK_PROPERTY])
+                for image in guest_share.leftovers(glance, _still_runs)]
+
+    def delete_image(self, image):
+        self.clients.glance("2").images.delete(image["id"])
+
+
+def _still_runs(task_id):
+    """True unless this Rally knows the task and it ended."""
+    from rally.common import objects
+    from rally import consts
+
+    try:
+        status = objects.Task.get_status(task_id)
+    except Exception:
+        return True  # not this Rally's: perhaps another's, running
+    return status not in (consts.TaskStatus.FINISHED,
+                          consts.TaskStatus.ABORTED,
+                          consts.TaskStatus.CRASHED,
+                          consts.TaskStatus.VALIDATION_FAILED)

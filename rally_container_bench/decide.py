@@ -1,8 +1,10 @@
 """rcbench decide: rounds until every cell has a verdict, or the budget ends.
 
-A round is one Rally task of the local task file, given a ``plan``: the
-cells (platform x concurrency, with the tests still undecided there) in a
-seeded shuffled order, each instance's test paired with its native twin.
+A round is one Rally task of the task file (the local one, or the cloud's
+tasks/kvm_vs_docker.yaml), given a ``plan``: the cells (platform x
+concurrency, with the tests still undecided there) in a seeded shuffled
+order, each instance's test paired with its native twin (on a cloud: on
+the instance's compute host, where the args give compute_hosts).
 After each round the comparison report is built over every round so far,
 at the sequential alpha (report/sequential.py: alpha / max_rounds per
 look); a cell whose headline metric has a verdict is measured no more.
@@ -30,6 +32,7 @@ from rally_container_bench import rally_runs
 from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import render
+from rally_container_bench.report import results
 from rally_container_bench.report import sequential
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -44,14 +47,55 @@ class DecideError(Exception):
     pass
 
 
+# A cloud task's cells that boot a VM (a local task's ask the catalog).
+CLOUD_VMS = ("kvm", "kvm-tuned", "kvm-volume")
+
+
+def units_of(args):
+    """The run's cells by name, natives left out.
+
+    A local task's platforms are engine names; a cloud task's platform
+    "container" stands for its container targets (container: nova-lxc,
+    nova-docker, zun), and Zun with several runtimes for one cell each
+    (zun:runc, zun:runsc), as tasks/kvm_vs_docker.yaml names them.
+    """
+    found = []
+    for platform in args.get("platforms", []):
+        if platform == NATIVE:
+            continue
+        if platform != "container":
+            found.append(platform)
+            continue
+        targets = args.get("container", "nova-lxc")
+        for target in [targets] if isinstance(targets, str) else targets:
+            runtimes = args.get("zun_runtime")
+            if target == "zun" and isinstance(runtimes, list) \
+                    and len(runtimes) > 1:
+                found += ["zun:%s" % runtime for runtime in runtimes]
+            else:
+                found.append(target)
+    return found
+
+
 def cells_of(args):
-    """{(platform, step): [test presets]} of the run, natives left out."""
+    """{(cell, step): [test presets]} of the run, natives left out."""
     steps = args.get("concurrency", [1, 2])
     limits = args.get("max_concurrency", {})
-    return {(platform, step): list(args.get("tests", []))
-            for platform in args.get("platforms", [])
-            if platform != NATIVE
-            for step in steps if step <= limits.get(platform, step)}
+    return {(cell, step): list(args.get("tests", []))
+            for cell in units_of(args)
+            for step in steps
+            if step <= limits.get(cell.split(":")[0], step)}
+
+
+def natives_alone(args):
+    """Whether native runs as cells of its own in round 1 (its level).
+
+    Not on a cloud whose compute_hosts gives every instance its native
+    twin on its own host, unless native_host names a host for it: the
+    Rally host is never a stand-in for a compute host.
+    """
+    return NATIVE in args.get("platforms", []) and (
+        args.get("compute_hosts") is None or bool(args.get("native_host")))
 
 
 def times_for(step, pairs):
@@ -82,8 +126,8 @@ def cell_runs(platform, step, pairs, booting_costs):
 def _own_kernel(platform):
     try:
         return registry.instance_class(platform).own_kernel
-    except catalog.UnknownEngine:  # validation says so, before any boot
-        return False
+    except catalog.UnknownEngine:  # a cloud's cell, or a typo validation
+        return platform in CLOUD_VMS  # says so, before any boot
 
 
 def plan_round(cells, number, seed, pairs, natives=(),
@@ -156,7 +200,7 @@ class SequentialRun:
         self.margin_notes = {}
         self.natives = [(step, list(args.get("tests", [])))
                         for step in sorted({s for (_, s) in self.cells})] \
-            if NATIVE in args.get("platforms", []) else []
+            if natives_alone(args) else []
         self.total = sum(len(t) for t in self.cells.values())
         self.progress = rally_runs.Progress(budget, stream)
         self.progress.state.update(looks=max_rounds, cells=self.total,
@@ -305,14 +349,20 @@ def next_round_s(document, uuid, left, seconds):
                 took = workload.get("full_duration") or 0.0
                 spent += took
                 tests = args.get("tests") or []
-                still = left.get((args.get("driver"), step)) or []
+                cell = (results.round_config(workload) or {}).get(
+                    "cell") or args.get("driver")
+                still = left.get((cell, step)) or []
                 if tests and still:
                     total += took * len(still) / len(tests)
     return total + max(0.0, seconds - spent)
 
 
-def _label(report, platform):
+def _label(report, cell):
+    """The report's platform label of a cell of the task."""
+    for label, named in (report.get("cells") or {}).items():
+        if named == cell:
+            return label
     for found in report["platforms"]:
-        if found["driver"] == platform:
+        if found["driver"] == cell:
             return found["label"]
     return None

@@ -13,7 +13,9 @@ One run writes <results>/<UTC stamp>/ (and points <results>/latest at it):
   gate.txt, .json   the run against the baseline (when there is one)
   trends.html       ``rally task trends`` over the last N runs
   trends.md         the headline metrics' means over the last N runs
-  run.json          what ran: task, args, env, Rally task uuid, exit
+  run.json          what ran: task, args, env, Rally task uuid(s), exit
+  decide.json       with --decide: the rounds of rcbench decide (the task
+                    run until every cell has a verdict, or its budget ends)
 
 The Rally environment: an existing one by name (--env), or one created
 from a spec file (--env-spec), from OS_* / OS_CLOUD (--from-sysenv) or
@@ -63,6 +65,7 @@ class Options:
     promote_if_missing: bool = False
     rally: str = "rally"
     rally_config: str | None = None
+    decide: bool = False
 
 
 class Rally:
@@ -225,6 +228,73 @@ def promote(run_dir, baseline, log):
     log("promoted %s to the baseline %s" % (run_dir, baseline))
 
 
+def task_args(options):
+    """The task's args: its file's, with --task-args over them."""
+    import yaml
+
+    found = {}
+    if options.task_args_file:
+        with open(options.task_args_file) as f:
+            found = yaml.safe_load(f) or {}
+    if options.task_args:
+        found.update(json.loads(options.task_args))
+    return found
+
+
+def run_decided(rally, options, run_dir, log):
+    """The task as rcbench decide runs it: (uuids, status, sla_failed).
+
+    Rounds until every cell has a verdict or the budget of the args
+    file's decide mapping ends; its files are the run's (rally.json of
+    every round, comparison.*, decide.json), and Rally's HTML report and
+    JUnit XML of every round beside them.
+    """
+    from rally_container_bench import cli_decide
+    from rally_container_bench import decide
+
+    args = task_args(options)
+    settings = dict(cli_decide.DEFAULTS, **args.pop("decide", {}) or {})
+    margins = cli_decide.margins_of(
+        0.02, ["%s=%s" % item for item in sorted(
+            (settings.get("margins") or {}).items())])
+    log("rcbench decide %s: budget %s s, at most %d rounds"
+        % (options.task, settings["budget_s"], settings["max_rounds"]))
+    try:
+        summary, _ = decide.decide(
+            rally.argv, options.task, args, options.env, run_dir,
+            settings["budget_s"], settings["max_rounds"],
+            settings["pairs_per_round"], margins, stream=_LogStream(log))
+    except decide.DecideError as e:
+        return [], "not run: %s" % e, False
+    uuids = summary["tasks"]
+    os.replace(os.path.join(run_dir, "rally.html"),
+               os.path.join(run_dir, "report.html"))
+    rally("task", "export", *uuids, "--type", "junit-xml", "--to",
+          os.path.join(run_dir, "junit.xml"))
+    log("decided %d of %d cells in %d round(s)" % (
+        summary["decided"], summary["cells"], len(summary["rounds"])))
+    status = "aborted" if summary["interrupted"] else "finished"
+    return uuids, status, bool(summary["sla_failed"])
+
+
+class _LogStream:
+    """decide's progress lines, as the job's log lines."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def write(self, text):
+        for line in text.replace("\r", "\n").splitlines():
+            if line.strip():
+                self.log(line.rstrip())
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
 def run(options, log=print, now=None):
     """The whole job; returns the exit status (OK, FAILED, BROKEN)."""
     validate(options)
@@ -234,20 +304,18 @@ def run(options, log=print, now=None):
         .strftime("%Y%m%dT%H%M%SZ")
     run_dir = os.path.join(options.results, stamp)
     os.makedirs(run_dir)
-    uuid, started = start_task(rally, options, log)
-    status = task_status(rally, uuid)
-    if status not in RAN:
-        # Nothing ran (validation failed, the task crashed): say why, in
-        # Rally's words, and export nothing that would look like results.
-        detail = rally("task", "detailed", uuid, check=False)
-        reason = "the task did not run (Rally status %s)" % status
-        _write_run(run_dir, options, uuid, BROKEN, [reason])
-        log("%s:\n%s" % (reason, (detail.stdout + detail.stderr)
-                         .strip()[-3000:]))
-        return BROKEN
-    export(rally, uuid, run_dir)
-    sla_failed = rally("task", "sla-check", uuid,
-                       check=False).returncode != 0
+    if options.decide:
+        uuids, status, sla_failed = run_decided(rally, options, run_dir, log)
+        uuid = uuids[-1] if uuids else None
+        if not uuids:
+            _write_run(run_dir, options, None, BROKEN, [status])
+            log(status)
+            return BROKEN
+    else:
+        uuid, status, sla_failed = _run_once(rally, options, run_dir, log)
+        uuids = [uuid]
+        if status not in RAN:
+            return BROKEN
     regressed = gate_run(options, run_dir, log)
     trend_run(rally, options, run_dir, log)
     if options.baseline and (options.promote or (
@@ -265,10 +333,28 @@ def run(options, log=print, now=None):
         (aborted, "the task was aborted (partial results)"),
         (sla_failed, "an SLA failed"),
         (regressed, "the gate found a regression")) if bad]
-    _write_run(run_dir, options, uuid, result, reasons)
+    _write_run(run_dir, options, uuid, result, reasons, uuids)
     log("periodic run %s: %s (results in %s)"
         % (uuid, "; ".join(reasons) or "passed", run_dir))
     return result
+
+
+def _run_once(rally, options, run_dir, log):
+    """One Rally task of the job: (uuid, status, sla_failed)."""
+    uuid, _ = start_task(rally, options, log)
+    status = task_status(rally, uuid)
+    if status not in RAN:
+        # Nothing ran (validation failed, the task crashed): say why, in
+        # Rally's words, and export nothing that would look like results.
+        detail = rally("task", "detailed", uuid, check=False)
+        reason = "the task did not run (Rally status %s)" % status
+        _write_run(run_dir, options, uuid, BROKEN, [reason])
+        log("%s:\n%s" % (reason, (detail.stdout + detail.stderr)
+                         .strip()[-3000:]))
+        return uuid, status, False
+    export(rally, uuid, run_dir)
+    return uuid, status, rally("task", "sla-check", uuid,
+                               check=False).returncode != 0
 
 
 def task_status(rally, uuid):
@@ -278,10 +364,11 @@ def task_status(rally, uuid):
     return match.group(1) if match else "unknown"
 
 
-def _write_run(run_dir, options, uuid, result, reasons):
+def _write_run(run_dir, options, uuid, result, reasons, uuids=None):
     with open(os.path.join(run_dir, "run.json"), "w") as f:
         json.dump({"task": options.task,
                    "task_args_file": options.task_args_file,
                    "task_args": options.task_args, "env": options.env,
-                   "rally_task": uuid, "status": result,
+                   "rally_task": uuid, "rally_tasks": uuids or [uuid],
+                   "decide": options.decide, "status": result,
                    "reasons": reasons}, f, indent=2)

@@ -3,7 +3,9 @@
 # a Python venv (.venv) with the package, Rally and tox. Idempotent: a second
 # run with everything present installs nothing and takes seconds.
 #   tools/install-deps.sh            system packages + .venv
-# Environment: RCBENCH_VENV (default <repo>/.venv), PYTHON (default python3).
+# Environment: RCBENCH_VENV (default <repo>/.venv), PYTHON (default python3),
+# RCBENCH_BUILDS_LATER (set: leave out the builds of sysbench 0.4.12 and
+# crictl, which the caller runs itself).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 venv="${RCBENCH_VENV:-$top/.venv}"
@@ -11,12 +13,12 @@ python="${PYTHON:-python3}"
 
 # sysbench, fio, iperf3, wrk, nginx-light: the workloads (the network ones'
 # clients run here, and natively their servers too); gcc..libtool: build sysbench 0.4.12 (KEK's version);
-# debootstrap..openssh-client: the offline guest image; then the engines
+# mmdebstrap..openssh-client: the offline guest image; then the engines
 # (iputils-ping: the network phase of Nova servers pings them);
 # chromium: the tests open the comparison report in it, headless. containerd
 # also runs on its own for the lifecycle runtimes containerd / cri-containerd.
 packages=(sysbench fio iperf3 wrk nginx-light gcc make autoconf automake libtool python3-venv chromium
-          debootstrap e2fsprogs qemu-utils openssh-client
+          mmdebstrap e2fsprogs qemu-utils openssh-client
           docker.io containerd podman crun runc runsc containernetworking-plugins conmon
           slirp4netns uidmap catatonit iptables iproute2 iputils-ping
           lxc
@@ -44,8 +46,10 @@ if [ ${#missing[@]} -gt 0 ]; then
         chmod +x "$policy"
         made_policy=1
     fi
+    # --force-unsafe-io: no sync after every unpacked file (a machine that
+    # loses power mid-install reinstalls anyway).
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        "${missing[@]}" >/dev/null
+        -o Dpkg::Options::=--force-unsafe-io "${missing[@]}" >/dev/null
     [ -z "$made_policy" ] || rm -f "$policy"
 fi
 
@@ -62,6 +66,9 @@ if [ ! -x "$venv/bin/rally" ] || [ ! -x "$venv/bin/tox" ] \
     "$venv/bin/pip" install -q -e "$top" tox tox-uv
     echo "$stamp" > "$venv/.rcbench-requirements"
 fi
-"$top/tools/build-sysbench-0.4.sh" >/dev/null
-# crictl (cri-containerd): .ci/run builds it beside the guest image instead.
-[ -n "${RCBENCH_CRICTL_LATER:-}" ] || "$top/tools/build-crictl.sh" >/dev/null
+# sysbench 0.4.12 (KEK's) and crictl (cri-containerd): .ci/run builds them
+# beside the guest image instead (RCBENCH_BUILDS_LATER=1).
+if [ -z "${RCBENCH_BUILDS_LATER:-}" ]; then
+    "$top/tools/build-sysbench-0.4.sh" >/dev/null
+    "$top/tools/build-crictl.sh" >/dev/null
+fi

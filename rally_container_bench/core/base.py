@@ -256,6 +256,16 @@ class Driver(abc.ABC):
         """
         return None
 
+    def host_pid_command(self, instance):
+        """The argv that prints the instance's main process id there.
+
+        Run on the instance's (compute) host; None where the engine
+        cannot say. For an instance on another host (a cloud's): its CPU
+        there is counted as the measurement's own
+        (validity.hosts.ComputeHost).
+        """
+        return None
+
     def record_engine_times(self, instance):
         """Fill instance.engine_times, if not yet done; called untimed."""
 

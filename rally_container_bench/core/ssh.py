@@ -195,11 +195,14 @@ def wait_for_login(executor, timeout, interval, refused_timeout):
         abort.sleep(interval)
 
 
-def remote_host(host, port, user, key_file):
-    """An executor for a host that is not an instance (a compute node)."""
+def remote_host(host, port, user, key_file, name=None):
+    """An executor for a host that is not an instance (a compute node).
+
+    name: what errors call it (default: its address).
+    """
     with open(os.path.expanduser(key_file)) as f:
         key = f.read()
-    target = base.Instance(name=host, id=host, ssh_host=host,
+    target = base.Instance(name=name or host, id=host, ssh_host=host,
                            ssh_port=int(port), ssh_user=user)
     return SSHExecutor(target, key, kind="native")
 

@@ -1,6 +1,6 @@
 """Build the guest image offline, from Debian packages only.
 
-No registry and no cloud image can be downloaded here, so one debootstrap
+No registry and no cloud image can be downloaded here, so one mmdebstrap
 rootfs (minbase + openssh-server + sysbench + fio + a Debian kernel) is the
 source of every form an engine needs:
 
@@ -13,7 +13,9 @@ source of every form an engine needs:
 
 Everything lives in <cache>/guest-<hash>/, where the hash covers every
 input (suite, mirror, packages, init script, builder version): a second
-build with the same inputs reuses it. The build runs as root (debootstrap).
+build with the same inputs reuses it. The build runs as root (mmdebstrap:
+debootstrap's tree, its packages fetched in parallel and unpacked without
+a sync after each file: 106 s against 4-5 min).
 """
 
 import hashlib
@@ -28,7 +30,7 @@ import time
 from rally_container_bench.images import docker_archive
 from rally_container_bench import opts
 
-BUILDER_VERSION = "2"
+BUILDER_VERSION = "3"
 SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 PACKAGES = ("openssh-server", "sysbench", "fio", "iperf3", "nginx-light",
@@ -209,8 +211,8 @@ def build(cache_dir, mirror=DEFAULT_MIRROR, force=False):
         log("guest image %s is cached in %s" % (image.id, image.dir))
         return image
     if os.geteuid() != 0:
-        raise ImageError("building the guest image needs root (debootstrap)")
-    for tool in ("debootstrap", "mkfs.ext4", "qemu-img", "ssh-keygen"):
+        raise ImageError("building the guest image needs root (mmdebstrap)")
+    for tool in ("mmdebstrap", "mkfs.ext4", "qemu-img", "ssh-keygen"):
         if shutil.which(tool) is None:
             raise ImageError("%s is missing (tools/install-deps.sh installs "
                              "it)" % tool)
@@ -218,7 +220,7 @@ def build(cache_dir, mirror=DEFAULT_MIRROR, force=False):
     staged = GuestImage(image.dir + ".partial", image.id, mirror)
     shutil.rmtree(staged.dir, ignore_errors=True)
     os.makedirs(staged.dir)
-    _debootstrap(staged)
+    _bootstrap(staged)
     _configure(staged)
     _export(staged)
     with open(staged.manifest, "w") as f:
@@ -237,7 +239,7 @@ def build(cache_dir, mirror=DEFAULT_MIRROR, force=False):
 
 def _run(argv, what):
     # Its own process group: when the build is interrupted, the whole step
-    # goes (debootstrap leaves dpkg and maintainer scripts in the chroot).
+    # goes (a bootstrap leaves dpkg and maintainer scripts in the chroot).
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
@@ -253,12 +255,14 @@ def _run(argv, what):
     return out
 
 
-def _debootstrap(image):
-    log("debootstrap %s minbase + %s (2-4 min) ..."
+def _bootstrap(image):
+    log("mmdebstrap %s minbase + %s (1-3 min) ..."
         % (SUITE, ", ".join(PACKAGES)))
-    _run(["debootstrap", "--variant=minbase",
+    # force-unsafe-io: no fsync per unpacked file (a half-built tree is
+    # thrown away whole anyway: it is built in a staging directory).
+    _run(["mmdebstrap", "--variant=minbase", "--dpkgopt=force-unsafe-io",
           "--include=" + ",".join(PACKAGES), SUITE, image.rootfs,
-          image.mirror], "debootstrap")
+          image.mirror], "mmdebstrap")
 
 
 def _configure(image):

@@ -12,11 +12,11 @@ import statistics
 
 from rally_container_bench.report import disturbance
 from rally_container_bench.report import equivalence
-from rally_container_bench.report import overlap
+from rally_container_bench.report import placement
 from rally_container_bench.report import results
 from rally_container_bench.report import sequential
 from rally_container_bench.report import stats
-from rally_container_bench import validity
+from rally_container_bench.report import steps as step_checks
 from rally_container_bench.workloads import tools
 
 NATIVE = results.NATIVE
@@ -110,7 +110,9 @@ def build(documents, title=None, margins=None):
                 row["time_to_verdict_s"] = sequential.time_to_verdict(
                     collected, key, row["verdict"])
                 rows.append(row)
-    steps = _steps_validity(collected)
+    steps = step_checks.of(collected)
+    levels = placement.native_levels(
+        collected.samples, metrics, lambda name: margin_of(name, margins))
     return {
         "title": title or "Native vs VMs vs containers",
         "generated_at": datetime.datetime.now(datetime.timezone.utc)
@@ -124,11 +126,25 @@ def build(documents, title=None, margins=None):
         "concurrency": sorted({c for (_, c) in collected.iterations}),
         "metrics": metrics,
         "rows": rows,
+        # a cloud's: where each cell's instances ran, rows per host of
+        # cells on several hosts, hosts whose native level stands apart
+        "placement": placement.of_cells(collected),
+        "host_rows": placement.host_rows(
+            collected, metrics, lambda metric, label, step, values, pairs:
+            _row(metric, label, step, values, collected, margin_of(
+                metric["name"], margins), pairs, alpha)),
+        "native_levels": levels,
+        "cells": collected.cells,
         "steps": steps,
         "tasks": collected.tasks,
         "disturbance": disturbance.of_run(steps),
         "noise": disturbance.noise(rows, kind_of),
         "warnings": _warnings(collected) + [
+            "compute host %(host)s: its native twins measured %(metric)s "
+            "at concurrency %(concurrency)s %(verdict)s than the other "
+            "hosts' by %(pct)+.1f %%: its hardware or load differs (each "
+            "verdict pairs within one host)" % dict(
+                level, pct=100 * level["change"]) for level in levels] + [
             "%s at concurrency %s: %s" % (s["platform"], s["concurrency"], f)
             for s in steps for f in s["flags"]],
     }
@@ -302,61 +318,6 @@ def _rounds(metric, label, concurrency, by_round):
              < max(changes.values()))
     return {"rounds": len(own) or None,
             "round_changes": changes or None, "round_flip": flips}
-
-
-def _steps_validity(collected):
-    """Per platform x concurrency: did the step measure N working at once?"""
-    found = []
-    for key in sorted(collected.iterations, key=lambda k: (k[1], k[0])):
-        label, concurrency = key
-        tests = overlap.summary(collected.test_runs.get(key, []),
-                                concurrency)
-        waves = collected.waves.get(key, [])
-        checks = collected.checks.get(key, [])
-        flags = [("%s %s" % (test, flag)) for test, info in
-                 sorted(tests.items()) for flag in info["flags"]]
-        steal = [float(c["host_steal"]) for c in checks
-                 if c.get("host_steal") not in (None, "")]
-        if steal and statistics.median(steal) > validity.STEAL_LIMIT:
-            flags.append("disturbed host: CPU steal %.1f %% (median) during "
-                         "the tests" % (100 * statistics.median(steal)))
-        ratios = [float(c["clock_ratio"]) for c in checks
-                  if c.get("clock_ratio") not in (None, "")]
-        mismatches = sum(1 for c in checks if c.get("clock_mismatch") == "yes")
-        if mismatches:
-            flags.append("clock mismatch over %.0f %% in %d test run(s): the "
-                         "guest's clock ran at %.3fx the host's (median)"
-                         % (100 * validity.CLOCK_TOLERANCE, mismatches,
-                            statistics.median(ratios) if ratios else 0))
-        runs = disturbance.runs_of(checks)
-        if runs["disturbed"]:
-            flags.append(
-                "%d of %d test runs disturbed (foreign load %.2f cores, "
-                "median of those), re-measured %d time(s); %d left out of "
-                "verdicts" % (runs["disturbed"], runs["runs"],
-                              runs["foreign_cores"], runs["remeasured"],
-                              runs["left_out"]))
-        if collected.barrier_timeouts[key]:
-            flags.append("the start barrier timed out %d time(s): those "
-                         "tests started without the rest of their wave"
-                         % collected.barrier_timeouts[key])
-        found.append({
-            "platform": label, "concurrency": concurrency,
-            "synchronised": key in collected.synchronised,
-            "tests": {t: {k: v for k, v in i.items() if k != "flags"}
-                      for t, i in tests.items()},
-            "slowest_ready": _mean([w.slowest_ready for w in waves]),
-            "create_skew": _mean([w.skew for w in waves]),
-            "waves": len(waves),
-            "clock_ratio": statistics.median(ratios) if ratios else None,
-            "host_steal": statistics.median(steal) if steal else None,
-            "runs": runs,
-            "flags": flags})
-    return found
-
-
-def _mean(values):
-    return statistics.fmean(values) if values else None
 
 
 def _platform(label, platform, collected):

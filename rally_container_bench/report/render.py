@@ -211,6 +211,7 @@ def to_markdown(report):
         lines.append(_sample_sizes(cells.values()))
         lines.append("")
     lines.extend(_steps_markdown(report))
+    lines.extend(_placement_markdown(report))
     for warning in report["warnings"]:
         lines.append("> Warning: %s" % warning)
     lines.append("")
@@ -254,6 +255,30 @@ def _steps_markdown(report):
             concurrency_cell(step), number(step["slowest_ready"]),
             number(step["create_skew"]), "; ".join(step["flags"]) or "–"))
     lines.append("")
+    return lines
+
+
+def _placement_markdown(report):
+    """Where a cloud's instances ran, how they paired, rows per host."""
+    if not report.get("placement"):
+        return []
+    lines = ["## Placement: where the instances ran", "",
+             "| platform | N | compute hosts (iterations) | pairing |",
+             "|---|---|---|---|"]
+    for cell in report["placement"]:
+        lines.append("| %s | %s | %s | %s |" % (
+            cell["platform"], cell["concurrency"], ", ".join(
+                "%s (%d)" % item for item in cell["hosts"].items()) or "–",
+            "; ".join(cell["pairing"]) or "–"))
+    lines.append("")
+    if report.get("host_rows"):
+        lines += ["| metric | platform | N | host | pairs | against native "
+                  "on that host |", "|---|---|---|---|---|---|"]
+        for row in report["host_rows"]:
+            lines.append("| %s | %s | %s | %s | %s | %s |" % (
+                row["metric"], row["platform"], row["concurrency"],
+                row["host"], row["pairs"] or "–", ratio_cell(row)))
+        lines.append("")
     return lines
 
 

@@ -24,9 +24,11 @@ BUILD_NETWORK = "build+network"
 WORKLOAD_METRIC_PREFIXES = tools.metric_prefixes()
 VM_ACCELERATIONS = ("kvm", "tcg", "hvf", "whpx")
 
+# host: the compute host the iteration's instance (and its twin) ran on,
+# where the results say (a cloud's); None on the Rally host.
 Sample = collections.namedtuple(
     "Sample", "metric unit higher_is_better value platform concurrency "
-              "round pair twin_of", defaults=(None, None, None))
+              "round pair twin_of host", defaults=(None, None, None, None))
 NATIVE = "native"
 ROUND_CONTEXT = "rcbench_round"
 
@@ -94,6 +96,12 @@ class Collected:
         self.rounds = collections.defaultdict(dict)
         # (metric, label, concurrency) -> runs left out of verdicts, by why
         self.left_out = collections.defaultdict(collections.Counter)
+        # (label, concurrency) -> Counter of compute hosts of iterations
+        self.placement = collections.defaultdict(collections.Counter)
+        # (label, concurrency) -> Counter of how tests were paired
+        self.pairing = collections.defaultdict(collections.Counter)
+        # label -> the task's name of the cell (rcbench_round's "cell")
+        self.cells = {}
         self.looks = None  # a sequential run's planned looks per cell
         self.started = None  # epoch s of the first iteration's start
         self.ended = {}  # (metric, label, concurrency) -> its last end
@@ -137,12 +145,16 @@ def _collect_task(collected, task):
                 "subtask": subtask.get("title"), "scenario": scenario,
                 "args": args or {}, "runner": {runner_type: runner},
                 "round": round_of})
+            fallback = _workload_platform(workload, scenario, args or {})
             labels = [_collect_iteration(collected, iteration, scenario,
-                                         args or {}, concurrency, round_of)
+                                         args or {}, concurrency, round_of,
+                                         fallback)
                       for iteration in workload.get("data", [])]
             if labels:
                 _collect_step(collected, (labels[0], concurrency),
                               workload["data"], round_of)
+                if round_of and round_of.get("cell"):
+                    collected.cells.setdefault(labels[0], round_of["cell"])
 
 
 def round_config(workload):
@@ -187,10 +199,29 @@ def environment_of(iteration):
     return {}
 
 
+# The driver of a scenario group's instances, where an iteration that
+# failed before it said so has no environment table.
+_SCENARIO_DRIVERS = {"NativeHost": "native", "NovaInstances": "nova",
+                     "ZunContainers": "zun"}
+
+
+def _workload_platform(workload, scenario, args):
+    """The platform of a workload's iterations that say none (failed).
+
+    The first iteration's that does; else what the arguments asked for.
+    """
+    for iteration in workload.get("data", []):
+        environment = environment_of(iteration)
+        if environment:
+            return platform_of(environment, scenario, args)
+    asked = {"runtime": args.get("hypervisor_type") or args.get("runtime")}
+    return platform_of(asked, scenario, args)
+
+
 def platform_of(environment, scenario, args):
     driver = environment.get("driver") or args.get("driver")
     if not driver:
-        driver = "native" if scenario.startswith("NativeHost.") else scenario
+        driver = _SCENARIO_DRIVERS.get(scenario.split(".")[0], scenario)
     tuning = environment.get("tuning")
     return Platform(driver, environment.get("runtime") or None,
                     environment.get("acceleration") or None,
@@ -198,16 +229,22 @@ def platform_of(environment, scenario, args):
 
 
 def _collect_iteration(collected, iteration, scenario, args, concurrency,
-                       round_of=None):
+                       round_of=None, fallback=None):
     """Add one iteration's samples; return its platform's label."""
     environment = environment_of(iteration)
-    platform = platform_of(environment, scenario, args)
+    platform = platform_of(environment, scenario, args) if environment \
+        else fallback or platform_of(environment, scenario, args)
     label = platform.label
     collected.platforms.setdefault(label, platform)
     if environment:
         collected.environments.setdefault(label, environment)
     key = (label, concurrency)
     collected.iterations[key] += 1
+    host = environment.get("compute_host") or None
+    if host:
+        collected.placement[key][host] += 1
+    if environment.get("pairing"):
+        collected.pairing[key][environment["pairing"]] += 1
     if iteration.get("error"):
         # Never averaged with the good ones: counted, and flagged.
         collected.failed[key] += 1
@@ -240,7 +277,7 @@ def _collect_iteration(collected, iteration, scenario, args, concurrency,
         collected.samples.append(
             Sample(metric, unit, higher, value, NATIVE if twin else label,
                    concurrency, round_number, pair,
-                   label if twin else None))
+                   label if twin else None, host))
     return label
 
 

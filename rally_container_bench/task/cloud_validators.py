@@ -1,18 +1,22 @@
 """Validators of the OpenStack scenarios' arguments against the cloud.
 
 The image (or the rcbench_guest upload), the project's Nova quotas for a
-step's servers, the networks and volume types named: checked at ``rally
-task validate``, before any server boots.
+step's servers, the networks and volume types named, the compute hosts
+the native twins run on: checked at ``rally task validate``, before any
+server boots.
 """
 
 from rally.common import validation
 
 from rally_container_bench.core import base
 from rally_container_bench.engines.openstack import cinder
+from rally_container_bench.engines.openstack import nova as nova_driver
+from rally_container_bench.engines.openstack import zun as zun_driver
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench.task.validators import _arg
 from rally_container_bench.task.validators import _concurrency
+from rally_container_bench.validity import compute_hosts as host_access
 
 
 @validation.configure(name="rcbench_nova_image_or_upload")
@@ -170,3 +174,85 @@ class VolumeTypeExistsValidator(_GivenArgValidator):
                 value)
         except base.DriverError as e:
             self.fail("%s: %s" % (self.param_name, e))
+
+
+def compute_host_names(admin_clients, service, hypervisor_type=None):
+    """The compute hosts an instance of the workload may land on."""
+    if service == "zun":
+        return zun_driver.compute_hosts(admin_clients.zun())
+    return nova_driver.compute_hosts(admin_clients.nova(), hypervisor_type)
+
+
+@validation.add("required_platform", platform="openstack", users=True)
+@validation.configure(name="rcbench_compute_hosts", platform="openstack")
+class ComputeHostsValidator(validation.Validator):
+    """compute_hosts, if given: every host the instances may land on works.
+
+    Each takes a login and runs the guest image's sysbench. The native
+    twin of each test runs there (and the host's load is read there); a
+    host that fails is named with its address and the reason,
+    before anything boots. Finding the hosts needs admin credentials.
+    """
+
+    def __init__(self, param_name="compute_hosts", service="nova"):
+        super().__init__()
+        self.param_name = param_name
+        self.service = service
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        spec = _arg(config, self.param_name)
+        if spec is None:
+            return
+        try:
+            host_access.parse(spec)
+        except host_access.ComputeHostError as e:
+            self.fail(str(e))
+        admin = context.get("admin")
+        if not admin:
+            self.fail("%s: the instances' compute hosts are known to admin "
+                      "credentials only; give the environment an admin, or "
+                      "leave %s out (the tests then run unpaired)"
+                      % (self.param_name, self.param_name))
+        names = compute_host_names(admin["credential"].clients(),
+                                   self.service,
+                                   _arg(config, "hypervisor_type"))
+        if not names:
+            self.fail("%s: no %s compute host found to check"
+                      % (self.param_name, self.service))
+        try:
+            wanted = registry.guest_image(opts.register()).describe().get(
+                "sysbench")
+        except base.DriverError as e:
+            self.fail("%s: the guest image's sysbench: %s"
+                      % (self.param_name, e))
+        problems = []
+        for name in names:
+            try:
+                host_access.check(host_access.access(spec, name), wanted)
+            except host_access.ComputeHostError as e:
+                problems.append(str(e))
+        if problems:
+            self.fail("; ".join(problems))
+
+
+@validation.add("required_platform", platform="openstack", users=True)
+@validation.configure(name="rcbench_spread", platform="openstack")
+class SpreadValidator(validation.Validator):
+    """spread: the compute hosts are listed with admin credentials.
+
+    Nova's default policy also lets only an admin force a host
+    (os_compute_api:servers:create:forced_host): a cloud whose users may
+    not gets each boot refused with Nova's 403, which the iteration says.
+    """
+
+    def __init__(self, param_name="spread"):
+        super().__init__()
+        self.param_name = param_name
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        if _arg(config, self.param_name) and not context.get("admin"):
+            self.fail("%s: the compute hosts to spread over are known to "
+                      "admin credentials only; give the environment an "
+                      "admin, or leave %s out (Nova's scheduler then "
+                      "places the servers)" % (self.param_name,
+                                               self.param_name))

@@ -20,7 +20,7 @@ from rally_container_bench.engines import catalog
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench import rally_tasks
-from rally_container_bench import validity
+from rally_container_bench.validity import cpu
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -228,6 +228,12 @@ def processes(pattern):
     return found
 
 
+def _host_cpu():
+    with open("/proc/stat") as f:
+        times, _, running = cpu.parse_stat(f.read())
+    return times, running
+
+
 def wait_for_quiet_host(max_busy=0.15, window=2.0, timeout=120):
     """Wait until the CPUs were mostly idle over one window (bounded).
 
@@ -238,9 +244,9 @@ def wait_for_quiet_host(max_busy=0.15, window=2.0, timeout=120):
     """
     started = time.monotonic()
     while True:
-        before = validity.host_sample()
+        before = _host_cpu()
         time.sleep(window)
-        load = validity.host_load(before, validity.host_sample())
+        load = cpu.host_load(before, _host_cpu())
         waited = time.monotonic() - started
         if (load["busy"] is not None and load["busy"] <= max_busy) or (
                 waited >= timeout):
@@ -280,6 +286,15 @@ def key_value_tables(iteration):
             for table in iteration["output"]["complete"]
             if table["chart_plugin"] == "Table"
             and len(table["data"]["cols"]) == 2}
+
+
+def table_rows(iteration, title):
+    """[{column: value}] of the iteration's complete table ``title``."""
+    for table in iteration.get("output", {}).get("complete", []):
+        if table.get("title") == title:
+            columns = table["data"]["cols"]
+            return [dict(zip(columns, row)) for row in table["data"]["rows"]]
+    return []
 
 
 def environment(iteration):

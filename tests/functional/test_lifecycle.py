@@ -1,7 +1,7 @@
 """ContainerLifecycle on every local runtime, for real, through Rally's CLI.
 
 One run of tasks/local_lifecycle.yaml with tasks/args/lifecycle-quick.yaml
-(every runtime: 2 serial, 4 parallel (VMs 2), footprint at N = 1 and 2), then
+(every runtime: 1 serial, 3 parallel (VMs 2), footprint at N = 1), then
 its results, the comparison report, and each engine asked for leftovers.
 """
 

@@ -14,7 +14,7 @@ import unittest
 
 from rally_container_bench.report import comparison
 from tests.functional import helpers
-from tests.functional_openstack import test_kvm_vs_docker as aio
+from tests.functional_openstack import cloud as aio
 
 TASK_ARGS = json.dumps({
     "platforms": ["kvm-tuned"], "concurrency": [1], "times": 1,

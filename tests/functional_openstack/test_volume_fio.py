@@ -9,7 +9,7 @@ import unittest
 
 from rally_container_bench.report import comparison
 from tests.functional import helpers
-from tests.functional_openstack import test_kvm_vs_docker as aio
+from tests.functional_openstack import cloud as aio
 
 TESTS = ["quick-fileio-rndrd", "fio-quick-randread"]
 TASK_ARGS = json.dumps({

@@ -18,7 +18,7 @@ import yaml
 
 from rally_container_bench.core import base
 from tests.functional import helpers
-from tests.functional_openstack import test_kvm_vs_docker as aio
+from tests.functional_openstack import cloud as aio
 
 BOOT_TIMEOUT = 2
 DELETE_TIMEOUT = 300

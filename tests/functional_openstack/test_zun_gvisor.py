@@ -13,7 +13,7 @@ import unittest
 
 from rally_container_bench.report import comparison
 from tests.functional import helpers
-from tests.functional_openstack import test_kvm_vs_docker as aio
+from tests.functional_openstack import cloud as aio
 
 ARGS = os.path.join(helpers.TOP, "tasks", "args", "aio-gvisor.yaml")
 TASK_ARGS = json.dumps({"platforms": ["container"], "zun_runtime": ["runsc"],

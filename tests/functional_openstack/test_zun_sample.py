@@ -15,7 +15,7 @@ import subprocess
 import unittest
 
 from tests.functional import helpers
-from tests.functional_openstack import test_kvm_vs_docker as aio
+from tests.functional_openstack import cloud as aio
 
 SAMPLE = os.path.join(helpers.TOP, "samples", "tasks", "scenarios",
                       "zun-containers", "run-sysbench-delete.yaml")

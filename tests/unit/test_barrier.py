@@ -8,7 +8,7 @@ import time
 import unittest
 
 from rally_container_bench import abort
-from rally_container_bench import barrier
+from rally_container_bench.validity import barrier
 
 
 def _member(sync, iteration, delays, leave_at, results):

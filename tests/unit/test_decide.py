@@ -21,6 +21,33 @@ class PlanTestCase(unittest.TestCase):
             {("kvm", 1), ("docker", 1), ("docker", 2)},
             set(decide.cells_of(ARGS)))
 
+    def test_a_cloud_tasks_cells_are_its_units(self):
+        args = {"platforms": ["native", "kvm", "container"],
+                "container": ["nova-lxc", "zun"], "zun_runtime": "runc",
+                "concurrency": [1, 2, 4], "tests": ["quick-cpu"],
+                "max_concurrency": {"kvm": 1, "nova-lxc": 2}}
+        self.assertEqual(
+            {("kvm", 1), ("nova-lxc", 1), ("nova-lxc", 2), ("zun", 1),
+             ("zun", 2), ("zun", 4)}, set(decide.cells_of(args)))
+        self.assertEqual(["zun:runc", "zun:runsc"], decide.units_of(
+            dict(args, platforms=["container"], container="zun",
+                 zun_runtime=["runc", "runsc"])))
+        # a VM boots for minutes: its tests repeat in one wave
+        plan = decide.plan_round({("kvm", 2): ["quick-cpu"],
+                                  ("nova-lxc", 2): ["quick-cpu"]}, 1, 1, 6)
+        self.assertEqual(sorted([["kvm", 2, ["quick-cpu"], 2, 3],
+                                 ["nova-lxc", 2, ["quick-cpu"], 6, 1]]),
+                         sorted(plan))
+
+    def test_native_alone_never_on_the_rally_host_for_a_compute_host(self):
+        local = {"platforms": ["native", "docker"]}
+        self.assertTrue(decide.natives_alone(local))
+        cloud = {"platforms": ["native", "container"], "compute_hosts": {}}
+        self.assertFalse(decide.natives_alone(cloud))
+        self.assertTrue(decide.natives_alone(dict(cloud,
+                                                  native_host="c1")))
+        self.assertFalse(decide.natives_alone({"platforms": ["docker"]}))
+
     def test_a_round_is_whole_waves_with_at_least_the_pairs(self):
         self.assertEqual(3, decide.times_for(1, 3))
         self.assertEqual(4, decide.times_for(2, 3))
@@ -136,4 +163,13 @@ class NextRoundTestCase(unittest.TestCase):
                 ("docker", 2): ["quick-cpu", "quick-memory-read"]}
         # docker at 1: half its tests left; at 2: all; 40 s outside
         self.assertEqual(10.0 + 30.0 + 40.0,
+                         decide.next_round_s(document, "r1", left, 200.0))
+        # a cloud's workload names its cell in rcbench_round
+        cloud = workload(None, 2, 50.0)
+        cloud["contexts"] = {"rcbench_round": {"round": 1, "rounds": 1,
+                                               "cell": "nova-lxc"}}
+        document["tasks"][1]["subtasks"][0]["workloads"].append(cloud)
+        left[("nova-lxc", 2)] = ["quick-cpu"]
+        # (its 50 s leave no time outside the workloads)
+        self.assertEqual(10.0 + 30.0 + 25.0,
                          decide.next_round_s(document, "r1", left, 200.0))

@@ -1,15 +1,22 @@
-"""Foreign load: parsing (pure) and a real measurement of this host.
+"""Foreign load: parsing (pure) and real readings of a host.
 
-The real cases burn CPU for a second in a process of this test's tree
-(own) or in one outside it (foreign): /proc only, no engine.
+The real cases burn CPU for a second in a process the measurement owns,
+or in one outside it (foreign): /proc only, no engine. A compute host is
+read by the same command it gets over SSH, here through an executor that
+runs on this machine.
 """
 
 import os
 import subprocess
+import tempfile
 import time
+import types
 import unittest
 
-from rally_container_bench import foreign_load
+from rally_container_bench.engines.native import instance as native
+from rally_container_bench.validity import cpu
+from rally_container_bench.validity import foreign_load
+from rally_container_bench.validity import hosts
 
 STAT = ("4242 (sysbench (x)) S 4200 4242 4200 0 -1 4194560 100 0 0 0 "
         "150 25 7 3 20 0 2 0 12345 0 0")
@@ -22,80 +29,145 @@ class ParsingTestCase(unittest.TestCase):
     def test_process_ticks_count_reaped_children(self):
         # a name with spaces and parentheses; utime stime cutime cstime
         self.assertEqual((4200, 150 + 25 + 7 + 3),
-                         foreign_load.parse_process_stat(STAT))
+                         cpu.parse_process_stat(STAT))
 
     def test_host_busy_leaves_out_idle_iowait_and_steal(self):
-        self.assertEqual(100 + 5 + 50 + 3 + 2,
-                         foreign_load.parse_host_busy(PROC_STAT))
+        times, busy, running = cpu.parse_stat(PROC_STAT)
+        self.assertEqual(100 + 5 + 50 + 3 + 2, busy)
+        self.assertEqual(cpu.CpuTimes(100 + 5 + 50 + 1000 + 20 + 3 + 2 + 40,
+                                      1020, 40, 1), times)
+        self.assertEqual(3, running)
+
+    def test_the_window_is_the_hosts_own_ticks(self):
+        one = cpu.CpuTimes(1000, 0, 0, 2)
+        # 2 CPUs: 200 ticks of all of them are one second of the host's
+        self.assertEqual(200 / cpu.TICKS / 2, cpu.elapsed(
+            one, cpu.CpuTimes(1200, 0, 0, 2)))
+        self.assertIsNone(cpu.elapsed(one, cpu.CpuTimes(1200, 0, 0, 1)))
+        before = _reading(at=0.0, busy=0.0, own=0.0,
+                          cpu=cpu.CpuTimes(0, 0, 0, 1))
+        # read 0.5 s late by the Rally host's clock: the ticks still say 1 s
+        after = _reading(at=1.5, busy=1.0, own=0.25,
+                         cpu=cpu.CpuTimes(cpu.TICKS, 0, 0, 1))
+        load = foreign_load.load(before, after)
+        self.assertAlmostEqual(1.0, load["seconds"])
+        self.assertAlmostEqual(0.75, load["foreign"])
+
+    def test_no_cpu_line_is_an_error(self):
+        self.assertRaises(ValueError, cpu.parse_stat, "procs_running 1\n")
 
     def test_cgroup_v1_cpuacct(self):
         text = ("4:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n"
                 "0::/\n")
         self.assertEqual("/sys/fs/cgroup/cpu,cpuacct/docker/abc/"
-                         "cpuacct.usage",
-                         foreign_load.cgroup_usage_file(text))
+                         "cpuacct.usage", cpu.cgroup_usage_file(text))
 
     def test_cgroup_v2(self):
-        path = foreign_load.cgroup_usage_file("0::/lxc.payload.x\n")
-        self.assertTrue(path.endswith("/lxc.payload.x/cpu.stat"), path)
+        path = cpu.cgroup_usage_file("0::/lxc.payload.x\n")
+        self.assertEqual("/sys/fs/cgroup/lxc.payload.x/cpu.stat", path)
+        self.assertEqual("/sys/fs/cgroup/unified/lxc.payload.x/cpu.stat",
+                         cpu.cgroup_usage_file("0::/lxc.payload.x\n",
+                                               unified_mount=True))
 
     def test_a_vm_emulator_thread_counts_its_whole_machine(self):
         text = "2:cpuacct:/machine/qemu-1-vm.libvirt-qemu/emulator\n"
         self.assertEqual("/sys/fs/cgroup/cpuacct/machine/"
                          "qemu-1-vm.libvirt-qemu/cpuacct.usage",
-                         foreign_load.cgroup_usage_file(text))
+                         cpu.cgroup_usage_file(text))
 
     def test_the_root_cgroup_is_no_instance_of_its_own(self):
-        self.assertIsNone(foreign_load.cgroup_usage_file(
-            "2:cpuacct:/\n0::/\n"))
+        self.assertIsNone(cpu.cgroup_usage_file("2:cpuacct:/\n0::/\n"))
 
     def test_usage_files(self):
-        self.assertEqual(1.5, foreign_load.parse_usage(
-            "x/cpuacct.usage", "1500000000\n"))
-        self.assertEqual(2.0, foreign_load.parse_usage(
+        self.assertEqual(1.5, cpu.parse_usage("x/cpuacct.usage",
+                                              "1500000000\n"))
+        self.assertEqual(2.0, cpu.parse_usage(
             "x/cpu.stat", "usage_usec 2000000\nuser_usec 1\n"))
 
     def test_tree_ticks_follow_children_only(self):
         table = {1: (0, 5), 10: (1, 7), 11: (10, 3), 20: (1, 100)}
-        self.assertEqual(10, foreign_load.tree_ticks(table, 10))
+        self.assertEqual(10, cpu.tree_ticks(table, 10))
 
     def test_load_sets_busy_against_own(self):
-        before = _sample(at=0.0, busy=10.0, harness=1.0, instances={"a": 0})
-        after = _sample(at=2.0, busy=14.0, harness=2.0,
-                        instances={"a": 2.0, "new": 5.0})
+        before = _reading(at=0.0, busy=10.0, own=1.0, instances={"a": 0})
+        after = _reading(at=2.0, busy=14.0, own=2.0,
+                         instances={"a": 2.0, "new": 5.0})
         load = foreign_load.load(before, after)
         # own: harness 1 s + instance a 2 s; "new" seen once: not own
         self.assertAlmostEqual(1.5, load["own"])
         self.assertAlmostEqual(0.5, load["foreign"])
         self.assertAlmostEqual(2.0, load["busy"])
 
+    def test_disturbed_allows_for_the_ticks_rounding(self):
+        slack = foreign_load.SLACK_TICKS / cpu.TICKS
+        self.assertFalse(foreign_load.disturbed(
+            {"foreign": 0.25 + 0.9 * slack, "seconds": 1.0}, 0.25))
+        self.assertTrue(foreign_load.disturbed(
+            {"foreign": 0.6, "seconds": 1.0}, 0.25))
+        self.assertFalse(foreign_load.disturbed({"foreign": None}, 0.25))
 
-def _sample(**fields):
-    sample = foreign_load.Sample.__new__(foreign_load.Sample)
-    sample.__dict__.update(fields)
-    return sample
+    def test_a_compute_hosts_reading(self):
+        # What the reading command printed on a compute host: the marked
+        # processes' ticks, the finished ones', an instance's cgroup and
+        # one known by its process tree.
+        text = "\n".join([
+            "== stat", "cpu  300 0 100 900 0 0 0 7 0 0", "procs_running 2",
+            "== usage /sys/fs/cgroup/cpuacct/machine/vm1/cpuacct.usage",
+            "2500000000",
+            "== own", STAT,
+            "== finished", "40", "60",
+            "== processes", "30 (qemu) S 1 0 0 0 0 0 0 0 0 0 5 5 0 0",
+            "31 (qemu) S 30 0 0 0 0 0 0 0 0 0 10 0 0 0",
+            "== end"])
+        reading = hosts.parse_reading(text, 7.0, "compute-2", {
+            "vm1": "/sys/fs/cgroup/cpuacct/machine/vm1/cpuacct.usage",
+            "lxc1": "pid:30"})
+        self.assertEqual("compute-2", reading.host)
+        self.assertEqual(400 / cpu.TICKS, reading.busy)
+        self.assertEqual((185 + 100) / cpu.TICKS, reading.own)
+        self.assertEqual({"vm1": 2.5, "lxc1": 20 / cpu.TICKS},
+                         reading.instances)
+        self.assertEqual(2, reading.running)
+
+    def test_a_reading_cut_short_is_an_error(self):
+        self.assertRaises(ValueError, hosts.parse_reading,
+                          "== stat\ncpu 1 2 3 4\n", 0, "h", {})
+
+
+def _reading(**fields):
+    values = dict(at=0.0, host="h", cpu=None, running=None, busy=0.0,
+                  own=0.0, instances={})
+    values.update(fields)
+    return hosts.Reading(**values)
 
 
 # 0.6 s of CPU, however busy the host is (the other test worker, a job).
 _BURN = "import time\nwhile time.process_time() < 0.6: pass\n"
 
 
+def _conf(state):
+    return types.SimpleNamespace(daemon_state_dir=state)
+
+
 class RealHostTestCase(unittest.TestCase):
-    """0.6 s of CPU burnt inside the harness's tree, or outside it."""
+    """0.6 s of CPU burnt inside the measurement, or outside it."""
 
     def setUp(self):
         foreign_load.set_harness(os.getpid())
         self.addCleanup(foreign_load.set_harness, None)
+        state = tempfile.TemporaryDirectory()
+        self.addCleanup(state.cleanup)
+        self.conf = _conf(state.name)
 
-    def seconds(self, start):
+    def seconds(self, host, start):
         """{foreign, own} CPU seconds while start()'s burner ran."""
-        before = foreign_load.Sample(None)
+        before = host.read()
         pid = start()
         deadline = time.monotonic() + 60
         while os.path.exists("/proc/%d/stat" % pid) and not _zombie(pid):
             self.assertLess(time.monotonic(), deadline)
             time.sleep(0.05)
-        after = foreign_load.Sample(None)
+        after = host.read()
         load = foreign_load.load(before, after)
         return {k: load[k] * (after.at - before.at) for k in ("foreign",
                                                               "own")}
@@ -103,20 +175,116 @@ class RealHostTestCase(unittest.TestCase):
     def test_a_child_of_the_harness_is_its_own(self):
         proc = subprocess.Popen(["python3", "-c", _BURN])
         self.addCleanup(proc.wait, 10)
-        found = self.seconds(lambda: proc.pid)
+        found = self.seconds(hosts.LocalHost(self.conf), lambda: proc.pid)
         self.assertGreater(found["own"], 0.5, found)
 
     def test_a_process_outside_the_harness_is_foreign(self):
-        # setsid + a shell that exits at once: the burner is reparented
-        # away from this process's tree, as a neighbour's job is.
-        def start():
-            out = subprocess.run(
-                ["setsid", "sh", "-c", "python3 -c \"$0\" & echo $!",
-                 _BURN], capture_output=True, text=True, check=True)
-            return int(out.stdout)
-        found = self.seconds(start)
+        found = self.seconds(hosts.LocalHost(self.conf), _neighbour)
         self.assertGreater(found["foreign"], 0.5, found)
         self.assertLess(found["own"], 0.3, found)
+
+    def compute_host(self):
+        # The command a compute host gets over SSH, run here: what it
+        # reads is this machine's, but only through that command.
+        host = hosts.ComputeHost("compute-x", native.NativeExecutor(),
+                                 self.conf)
+        host.done_file = os.path.join(self.conf.daemon_state_dir, "done")
+        return host
+
+    def test_a_marked_command_on_a_compute_host_is_its_own(self):
+        host = self.compute_host()
+        with host.window(owned=True) as window:
+            result = host.owned().run(
+                ["sh", "-c", "python3 -c \"$0\"; echo out; echo err >&2",
+                 _BURN], 60)
+        self.assertEqual(0, result.exit_code, result.stderr)
+        # the command's own output, without the host's readings
+        self.assertEqual("out\n", result.stdout)
+        self.assertEqual("err\n", result.stderr)
+        self.assertEqual("sh -c 'python3 -c \"$0\"; echo out; echo err >&2' "
+                         "'%s'" % _BURN, result.command)
+        before, after = window.readings
+        load = foreign_load.load(before, after)
+        own = load["own"] * load["seconds"]
+        self.assertGreater(own, 0.5, load)
+        self.assertEqual("compute-x", after.host)
+
+    def test_a_failed_marked_command_keeps_its_status_and_window(self):
+        host = self.compute_host()
+        with host.window(owned=True) as window:
+            result = host.owned().run(["sh", "-c", "exit 3"], 60)
+        self.assertEqual(3, result.exit_code)
+        self.assertIsNotNone(window.readings)
+        # several commands: the first's before, the last's after
+        with host.window(owned=True) as window:
+            for _ in range(2):
+                host.owned().run(["true"], 60)
+        before, after = window.readings
+        self.assertLess(before.at, after.at)
+
+    def test_a_marked_command_still_running_is_its_own(self):
+        host = self.compute_host()
+        before = host.read()
+        proc = subprocess.Popen(
+            ["env", "RCBENCH_OWN=%s" % host.key, "python3", "-c", _BURN])
+        self.addCleanup(proc.wait, 10)
+        deadline = time.monotonic() + 60
+        while not _ticks_at_least(proc.pid, 0.4 * cpu.TICKS):
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.05)
+        after = host.read()
+        own = (after.own - before.own)
+        self.assertGreater(own, 0.35, (before, after))
+
+    def test_an_unmarked_neighbour_on_a_compute_host_is_foreign(self):
+        found = self.seconds(self.compute_host(), _neighbour)
+        self.assertGreater(found["foreign"], 0.5, found)
+        self.assertLess(found["own"], 0.3, found)
+
+    def test_a_registered_instance_on_a_compute_host_is_its_own(self):
+        host = self.compute_host()
+        # An instance's main process stays while it is measured: the
+        # burner's CPU is in its tree (reaped: the shell's cutime).
+        proc = subprocess.Popen(
+            ["sh", "-c", "read x; python3 -c \"$0\"; sleep 60", _BURN],
+            stdin=subprocess.PIPE)
+        self.addCleanup(proc.wait, 10)
+        self.addCleanup(proc.kill)
+        driver = types.SimpleNamespace(
+            host_pid_command=lambda instance: ["echo", str(proc.pid)])
+        host.register("vm1", driver, types.SimpleNamespace(
+            name="vm1", id="1"))
+        # this test runs in no cgroup of its own: the process tree
+        self.assertEqual({"vm1": "pid:%d" % proc.pid},
+                         host.registry.sources())
+        before = host.read()
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + 60
+        while cpu.tree_ticks(hosts.local_processes(), proc.pid) \
+                < 0.6 * cpu.TICKS:
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.05)
+        after = host.read()
+        load = foreign_load.load(before, after)
+        self.assertGreater(load["own"] * (after.at - before.at), 0.5, load)
+
+
+def _neighbour():
+    # setsid + a shell that exits at once: the burner is reparented
+    # away from this process's tree, as a neighbour's job is.
+    out = subprocess.run(
+        ["setsid", "sh", "-c", "python3 -c \"$0\" & echo $!", _BURN],
+        capture_output=True, text=True, check=True)
+    return int(out.stdout)
+
+
+def _ticks_at_least(pid, ticks):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return cpu.parse_process_stat(f.read())[1] >= ticks
+    except OSError:
+        return True
 
 
 def _zombie(pid):
@@ -130,16 +298,20 @@ def _zombie(pid):
 class PruneTestCase(unittest.TestCase):
 
     def test_registries_of_gone_harnesses_go(self):
-        import tempfile
-        import types
         with tempfile.TemporaryDirectory() as state:
-            conf = types.SimpleNamespace(daemon_state_dir=state)
+            conf = _conf(state)
             gone = foreign_load.Registry(conf, root=2 ** 22 + 12345)
+            gone_host = foreign_load.Registry(conf, root=2 ** 22 + 12345,
+                                              host="compute-1")
             alive = foreign_load.Registry(conf, root=os.getpid())
-            for registry in (gone, alive):
-                os.makedirs(registry.path)
-                with open(os.path.join(registry.path, "s_rally_x"), "w"):
-                    pass
+            alive_host = foreign_load.Registry(conf, root=os.getpid(),
+                                               host="compute-1")
+            for registry in (gone, gone_host, alive, alive_host):
+                registry.add("s_rally_x", registry.path[-9:])
             foreign_load.prune(conf)
             self.assertFalse(os.path.exists(gone.path))
-            self.assertEqual({"s_rally_x": ""}, alive.sources())
+            # a host's registry is no instance of the Rally host's
+            self.assertEqual({"s_rally_x": alive.path[-9:]},
+                             alive.sources())
+            self.assertEqual({"s_rally_x": alive_host.path[-9:]},
+                             alive_host.sources())

@@ -16,7 +16,7 @@ SPLITS = (
     ("stestr-functional-workers.yaml", "functional",
      r"test_periodic|test_kek_step|test_decide"),
     ("stestr-openstack-workers.yaml", "functional_openstack",
-     r"test_kvm_vs_docker"),
+     r"test_cloud_verdicts|test_compute_host_load"),
 )
 
 

@@ -10,7 +10,7 @@ def _plan(**fields):
     values = dict(executor=None, executable="sysbench", workdir="/root",
                   timeout=60, endpoint=None, versions={}, sync=None,
                   twin=measured_runs.Twin(None, "sysbench", "/tmp"),
-                  watch=None, limit=0.25, attempts=3, tests=2, repeats=2)
+                  host=None, limit=0.25, attempts=3, tests=2, repeats=2)
     values.update(fields)
     return measured_runs.Plan(**values)
 

@@ -105,6 +105,16 @@ class ServerErrorTestCase(unittest.TestCase):
             driver.wait_running(instance, timeout=30)
         self.assertEqual(1, driver.nova.servers.get.call_count)
 
+    def test_exhausted_hosts_say_where_to_look(self):
+        server = mock.Mock(status="ERROR", fault={
+            "message": "Exceeded maximum number of retries. Exhausted all "
+                       "hosts available for retrying build failures for "
+                       "instance x."})
+        with self.assertRaisesRegex(base.DriverError,
+                                    "ResourceProviderUpdateConflict there"):
+            self.driver(server).wait_running(
+                base.Instance(name="s1", id="id1"), timeout=30)
+
     def test_active_without_an_address_is_an_error(self):
         server = mock.Mock(status="ACTIVE", addresses={})
         with self.assertRaisesRegex(base.DriverError, "without an IPv4"):

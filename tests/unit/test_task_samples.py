@@ -25,6 +25,7 @@ ARGS = os.path.join(TASKS, "args")
 # Which args files each task under tasks/ is meant for.
 TASK_ARGS = {
     "kvm_vs_docker.yaml": ["kek2015.yaml", "aio-quick.yaml",
+                           "aio-decide.yaml",
                            "aio-gvisor.yaml"],
     "local_kvm_vs_containers.yaml": ["kek2015.yaml", "local-quick.yaml",
                                      "native-quick.yaml",
@@ -156,8 +157,15 @@ class TaskFilesTestCase(unittest.TestCase):
         # An existing flavor: no flavors context (it needs admin).
         self.assertNotIn("flavors", container[0]["contexts"])
         kvm = workloads["kvm, concurrency 4"][0]
+        # one image per task: the plain workload keeps it, the task's
+        # last workload booting the form removes it
         self.assertEqual(
-            {"hypervisor_type": "kvm"}, kvm["contexts"]["rcbench_guest"])
+            {"hypervisor_type": "kvm", "shared": True, "last": False},
+            kvm["contexts"]["rcbench_guest"])
+        self.assertTrue(workloads["kvm, concurrency 4"][1]["contexts"][
+            "rcbench_guest"]["last"])
+        self.assertEqual({"flavor": {"name": "m1.small"}},
+                         kvm["contexts"]["rcbench_nova_warmup"])
         native = workloads["native, concurrency 4"][0]["scenario"]
         self.assertNotIn("host", native["NativeHost.sysbench"])
 
@@ -275,7 +283,8 @@ class RoundsAndLadderTestCase(unittest.TestCase):
                             rounds=2, seed=8)
         self.assertNotEqual(titles, self.titles(other))
         workload = config["subtasks"][5]["workloads"][0]
-        self.assertEqual({"round": 2, "rounds": 2, "seed": 7},
+        self.assertEqual({"round": 2, "rounds": 2, "seed": 7,
+                          "cell": titles[5].split(",")[0]},
                          workload["contexts"]["rcbench_round"])
         self.assertEqual(2, workload["runner"]["constant"]["times"])
         self.assertIn("rcbench_start_barrier", workload["contexts"])
@@ -302,30 +311,28 @@ class RoundsAndLadderTestCase(unittest.TestCase):
                           "docker, concurrency 4", "kvm, concurrency 1",
                           "kvm, concurrency 2"], sorted(self.titles(config)))
 
-    def test_aio_quick_is_one_wave_per_step_and_caps_the_vms(self):
+    def test_aio_quick_decides_spread_and_caps_the_vms(self):
         with open(os.path.join(ARGS, "aio-quick.yaml")) as f:
             args = yaml.safe_load(f)
+        # rcbench decide's cells: the VM at 1, the containers at 1 and 2
+        from rally_container_bench import decide
+        self.assertEqual(
+            {("kvm", 1), ("nova-lxc", 1), ("nova-lxc", 2), ("zun", 1),
+             ("zun", 2)}, set(decide.cells_of(args)))
+        self.assertEqual({"budget_s", "max_rounds", "pairs_per_round",
+                          "margins"}, set(args["decide"]))
         config = self.render("kvm_vs_docker.yaml", **args)
         found = {}
         for subtask in config["subtasks"]:
             for workload in subtask["workloads"]:
-                name = next(iter(workload["scenario"]))
-                runner = workload["runner"]["constant"]
-                self.assertEqual(runner["concurrency"], runner["times"])
+                name, scenario_args = next(iter(workload["scenario"].items()))
                 found.setdefault(subtask["title"], []).append(name)
-        # KEK's plain boot-and-delete at 8: no QEMU boot only for it.
-        self.assertEqual(["NovaInstances.boot_and_delete",
-                          "NovaInstances.boot_sysbench_delete"],
-                         found["container (nova-lxc), concurrency 8"])
-        self.assertEqual(["NovaInstances.boot_sysbench_delete"],
-                         found["kvm, concurrency 2"])
+                if name.startswith("NovaInstances"):
+                    self.assertTrue(scenario_args["spread"])
+        self.assertIn("kvm, concurrency 1", found)
+        self.assertNotIn("kvm, concurrency 2", found)
         self.assertEqual(["ZunContainers.run_sysbench_delete"],
                          found["container (zun), concurrency 2"])
-        self.assertEqual(["ZunContainers.run_and_delete",
-                          "ZunContainers.run_sysbench_delete"],
-                         found["container (zun), concurrency 8"])
-        self.assertIn("kvm, concurrency 2", found)
-        self.assertNotIn("kvm, concurrency 8", found)
         # Zun reuses a host's image, loaded by one warm-up container first,
         # with the workload's own container fields.
         zun = [w for s in config["subtasks"] for w in s["workloads"]
@@ -338,19 +345,6 @@ class RoundsAndLadderTestCase(unittest.TestCase):
                 {k: v for k, v in scenario_args.items()
                  if k not in ("tests", "via")}, warmup)
             self.assertEqual("runc", warmup["runtime"])
-        # Without the arg: auto (ifnotpresent where the admin is known),
-        # with the warm-up.
-        config = self.render("kvm_vs_docker.yaml", **{
-            k: v for k, v in args.items() if k != "zun_image_pull_policy"})
-        zun = [w for s in config["subtasks"] for w in s["workloads"]
-               if next(iter(w["scenario"])).startswith("ZunContainers")]
-        self.assertTrue(zun)
-        for workload in zun:
-            self.assertEqual(
-                "auto", next(iter(workload["scenario"].values()))[
-                    "image_pull_policy"])
-            self.assertEqual("auto", workload["contexts"][
-                "rcbench_zun_warmup"]["image_pull_policy"])
         # "zun": Zun's own pull policy, and no warm-up
         config = self.render("kvm_vs_docker.yaml", **dict(
             args, zun_image_pull_policy="zun"))
@@ -377,10 +371,10 @@ class RoundsAndLadderTestCase(unittest.TestCase):
                     self.assertEqual(
                         scenario_args["runtime"],
                         workload["contexts"]["rcbench_zun_warmup"]["runtime"])
-        self.assertEqual({"container (zun, runc), concurrency 2": {"runc"},
-                          "container (zun, runc), concurrency 8": {"runc"},
-                          "container (zun, runsc), concurrency 2": {"runsc"},
-                          "container (zun, runsc), concurrency 8": {"runsc"}},
+        self.assertEqual({"container (zun, runc), concurrency 1": {"runc"},
+                          "container (zun, runc), concurrency 2": {"runc"},
+                          "container (zun, runsc), concurrency 1": {"runsc"},
+                          "container (zun, runsc), concurrency 2": {"runsc"}},
                          runtimes)
 
     def test_the_cloud_task_raises_nova_quotas_and_takes_rounds(self):
@@ -394,3 +388,80 @@ class RoundsAndLadderTestCase(unittest.TestCase):
                          kvm["contexts"]["quotas"]["nova"])
         self.assertEqual(16, kvm["runner"]["constant"]["times"])
         self.assertIn("rcbench_start_barrier", kvm["contexts"])
+
+    def cloud_workloads(self, **args):
+        config = self.render("kvm_vs_docker.yaml", **args)
+        return [(subtask["title"], next(iter(w["scenario"].items())),
+                 w["contexts"]) for subtask in config["subtasks"]
+                for w in subtask["workloads"]]
+
+    def test_the_cloud_task_pairs_on_the_compute_hosts(self):
+        hosts = {"user": "root", "hosts": {"c2": {"address": "192.0.2.2"}}}
+        found = self.cloud_workloads(
+            platforms=["native", "kvm", "container"],
+            container=["nova-lxc", "zun"], concurrency=[2],
+            compute_hosts=hosts, boot_and_delete=False)
+        # native is each instance's twin on its own host: no workload of
+        # its own on the Rally host
+        self.assertNotIn("NativeHost.sysbench", [n for _, (n, _), _ in found])
+        for _, (name, args), _ in found:
+            self.assertEqual(hosts, args["compute_hosts"], name)
+        # without the map: native alone, tests unpaired
+        found = self.cloud_workloads(platforms=["native", "kvm"],
+                                     concurrency=[2])
+        names = [n for _, (n, _), _ in found]
+        self.assertIn("NativeHost.sysbench", names)
+        self.assertFalse(any("compute_hosts" in a for _, (_, a), _ in found))
+
+    def test_the_cloud_task_runs_a_plan(self):
+        plan = [["nova-lxc", 2, ["quick-cpu"], 4, 1],
+                ["kvm", 1, ["quick-memory-read"], 1, 3],
+                ["zun", 2, ["quick-cpu", "quick-memory-read"], 2, 1]]
+        found = self.cloud_workloads(
+            platforms=["native", "kvm", "container"],
+            container=["nova-lxc", "zun"], compute_hosts={}, plan=plan,
+            round_number=2, looks=3)
+        self.assertEqual(
+            [("container (nova-lxc), concurrency 2, round 2 of 3",
+              "NovaInstances.boot_sysbench_delete", ["quick-cpu"], None),
+             ("kvm, concurrency 1, round 2 of 3",
+              "NovaInstances.boot_sysbench_delete",
+              ["quick-memory-read"], 3),
+             ("container (zun), concurrency 2, round 2 of 3",
+              "ZunContainers.run_sysbench_delete",
+              ["quick-cpu", "quick-memory-read"], None)],
+            [(title, name, args["tests"], args.get("repeat"))
+             for title, (name, args), _ in found])
+        self.assertEqual(
+            [{"round": 2, "rounds": 3, "looks": 3, "seed": 1, "cell": cell}
+             for cell in ("nova-lxc", "kvm", "zun")],
+            [contexts["rcbench_round"] for _, _, contexts in found])
+        # each form's only workload is its last: it removes the image
+        self.assertEqual([True, True, True],
+                         [c["rcbench_guest"]["last"] for _, _, c in found])
+
+    def test_an_unknown_cell_of_a_plan_fails_validation(self):
+        config = self.render("kvm_vs_docker.yaml",
+                             plan=[["nova-xen", 1, ["quick-cpu"], 1, 1]])
+        self.assertIn("unknown platform nova-xen", next(iter(
+            config["subtasks"][0]["workloads"][0]["scenario"])))
+
+    def test_one_image_per_task_and_form(self):
+        found = self.cloud_workloads(
+            platforms=["kvm", "container"], container=["nova-lxc", "zun"],
+            concurrency=[1, 2], boot_and_delete=True)
+        lasts = {}
+        for title, (name, _), contexts in found:
+            guest = contexts["rcbench_guest"]
+            self.assertTrue(guest["shared"], title)
+            lasts.setdefault(guest["hypervisor_type"], []).append(
+                guest["last"])
+        # the last workload of each form, and only it
+        self.assertEqual({"kvm": [False] * 3 + [True],
+                          "lxc": [False] * 3 + [True],
+                          "docker": [False] * 3 + [True]}, lasts)
+        found = self.cloud_workloads(platforms=["kvm"], concurrency=[1],
+                                     shared_image=False)
+        self.assertEqual({"hypervisor_type": "kvm"}, found[0][2][
+            "rcbench_guest"])
+        self.assertNotIn("rcbench_nova_warmup", found[0][2])

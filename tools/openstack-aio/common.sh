@@ -19,8 +19,20 @@ AIO_POOL_START=${AIO_POOL_START:-10.117.0.10}
 AIO_POOL_END=${AIO_POOL_END:-10.117.0.250}
 AIO_NETWORK=rcbench-provider
 
-# The two compute services: one libvirt QEMU/KVM, one libvirt-LXC.
-AIO_COMPUTES=(qemu lxc)
+# The compute services, two per hypervisor kind (libvirt QEMU/KVM and
+# libvirt-LXC), each a host of its own (hosts.sh): aio-qemu, aio-qemu-2,
+# aio-lxc, aio-lxc-2. A name's kind is the name without "-2".
+AIO_COMPUTES=(qemu qemu-2 lxc lxc-2)
+# Where Nova mounts LXC instances' roots (a shared mount: setup.sh).
+AIO_LXC_ROOTS=/var/lib/nova/lxc-roots
+
+# A compute service's instances (and image cache).
+aio_instances_path() {
+    case $1 in
+    lxc*) echo "$AIO_LXC_ROOTS/instances-$1" ;;
+    *) echo "/var/lib/nova/instances-$1" ;;
+    esac
+}
 
 # Daemons in start order (stop runs in reverse): name, user, argv.
 # The uWSGI APIs run with few workers: Debian's defaults (8-16 processes
@@ -36,12 +48,16 @@ nova-conductor nova /usr/bin/nova-conductor --config-file=/etc/nova/nova.conf
 nova-scheduler nova /usr/bin/nova-scheduler --config-file=/etc/nova/nova.conf
 neutron-api neutron $uw --ini $AIO_ETC/uwsgi/neutron-api.ini
 neutron-rpc-server neutron /usr/bin/neutron-rpc-server --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/plugins/ml2/ml2_conf.ini
-neutron-linuxbridge-agent-qemu root $AIO_ETC/bin/lb-agent-qemu --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/plugins/ml2/ml2_conf.ini --config-file=/etc/neutron/plugins/ml2/linuxbridge_agent.ini --config-file=$AIO_ETC/neutron-agent-qemu.conf
-neutron-linuxbridge-agent-lxc root $AIO_ETC/bin/lb-agent-lxc --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/plugins/ml2/ml2_conf.ini --config-file=/etc/neutron/plugins/ml2/linuxbridge_agent.ini --config-file=$AIO_ETC/neutron-agent-lxc.conf
-neutron-dhcp-agent root /usr/bin/neutron-dhcp-agent --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/dhcp_agent.ini
-nova-compute-qemu root /usr/bin/python3 $AIO_HERE/nova-compute-node.py aio-qemu --config-file=/etc/nova/nova.conf --config-file=$AIO_ETC/nova-compute-qemu.conf
-nova-compute-lxc root /usr/bin/python3 $AIO_HERE/nova-compute-node.py aio-lxc --config-file=/etc/nova/nova.conf --config-file=$AIO_ETC/nova-compute-lxc.conf
 EOF
+    local name
+    for name in "${AIO_COMPUTES[@]}"; do
+        echo "neutron-linuxbridge-agent-$name root $AIO_ETC/bin/lb-agent-$name --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/plugins/ml2/ml2_conf.ini --config-file=/etc/neutron/plugins/ml2/linuxbridge_agent.ini --config-file=$AIO_ETC/neutron-agent-$name.conf"
+    done
+    echo "neutron-dhcp-agent root /usr/bin/neutron-dhcp-agent --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/dhcp_agent.ini"
+    for name in "${AIO_COMPUTES[@]}"; do
+        echo "nova-compute-$name root /usr/bin/python3 $AIO_HERE/nova-compute-node.py aio-$name --config-file=/etc/nova/nova.conf --config-file=$AIO_ETC/nova-compute-$name.conf"
+    done
+    hosts_daemons
     if zun_enabled; then
         zun_daemons
     fi
@@ -137,3 +153,6 @@ write_conf() {
     install -m 640 -o root -g "$2" /dev/null "$1"
     cat > "$1"
 }
+
+# shellcheck source=hosts.sh
+source "$AIO_HERE/hosts.sh"

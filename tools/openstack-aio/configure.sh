@@ -159,23 +159,37 @@ workers = 2
 [os_vif_linux_bridge]
 use_ipv6 = false
 EOF
-    # Two compute services on one host: own host name, instances path and
-    # image cache, so neither one's cache manager removes the other's.
-    local kind
-    for kind in "${AIO_COMPUTES[@]}"; do
-        mkdir -p "/var/lib/nova/instances-$kind"
-        write_conf "$AIO_ETC/nova-compute-$kind.conf" nova <<EOF
-[DEFAULT]
-host = aio-$kind
-compute_driver = libvirt.LibvirtDriver
-instances_path = /var/lib/nova/instances-$kind
-log_file = /var/log/nova/nova-compute-$kind.log
-reserved_host_memory_mb = 1024
-cpu_allocation_ratio = 16.0
-ram_allocation_ratio = 1.0
-$(compute_libvirt "$kind")
+    # The task's users may force a host ("zone:host": the scenarios'
+    # spread argument puts a step's servers on every host of a kind);
+    # Nova's default lets admins only.
+    write_conf /etc/nova/policy.yaml nova <<EOF
+"os_compute_api:servers:create:forced_host": ""
 EOF
-    done
+
+    # Compute services on one machine: each its own host name, instances
+    # path and image cache (so neither one's cache manager removes the
+    # other's), address (hosts.sh) and CPUs: its instances' vCPUs float on
+    # the CPUs of its host (cpu_shared_set), where that host's twins run.
+    local name address cpus
+    while read -r name address cpus; do
+        [[ $name == aio-* ]] || continue  # the Zun host
+        name=${name#aio-}
+        mkdir -p "$(aio_instances_path "$name")"
+        write_conf "$AIO_ETC/nova-compute-$name.conf" nova <<EOF
+[DEFAULT]
+host = aio-$name
+my_ip = $address
+compute_driver = libvirt.LibvirtDriver
+instances_path = $(aio_instances_path "$name")
+log_file = /var/log/nova/nova-compute-$name.log
+reserved_host_memory_mb = 1024
+cpu_allocation_ratio = 32.0
+ram_allocation_ratio = 1.0
+[compute]
+cpu_shared_set = $cpus
+$(compute_libvirt "${name%-2}")
+EOF
+    done < <(aio_hosts)
 
     # Neutron binds a port only on a host with a live L2 agent of that
     # name: each compute service gets a linuxbridge agent of its own name
@@ -183,12 +197,12 @@ EOF
     # its program name, hence one link per agent: each one's security
     # group rules live in chains of their own.
     mkdir -p "$AIO_ETC/bin"
-    for kind in "${AIO_COMPUTES[@]}"; do
-        ln -sf /usr/bin/neutron-linuxbridge-agent "$AIO_ETC/bin/lb-agent-$kind"
-        write_conf "$AIO_ETC/neutron-agent-$kind.conf" neutron <<EOF
+    for name in "${AIO_COMPUTES[@]}"; do
+        ln -sf /usr/bin/neutron-linuxbridge-agent "$AIO_ETC/bin/lb-agent-$name"
+        write_conf "$AIO_ETC/neutron-agent-$name.conf" neutron <<EOF
 [DEFAULT]
-host = aio-$kind
-log_file = /var/log/neutron/linuxbridge-agent-$kind.log
+host = aio-$name
+log_file = /var/log/neutron/linuxbridge-agent-$name.log
 EOF
     done
 

@@ -12,6 +12,7 @@ AIO_PACKAGES=(
     neutron-dhcp-agent neutron-metadata-agent
     python3-openstackclient python3-zunclient genisoimage bridge-utils iptables ebtables
     dnsmasq-base iputils-ping procps pciutils numactl
+    openssh-server lxcfs fuse3
 )
 # Packages that would ask to configure their database, register an
 # endpoint or create an admin: setup.sh does it, the same way every time.

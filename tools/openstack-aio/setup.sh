@@ -1,7 +1,8 @@
 #!/bin/bash
 # Stand up a single-node OpenStack on this machine from Debian bookworm's
 # own packages (Zed): keystone, glance, placement, nova (api, conductor,
-# scheduler, two compute services: libvirt QEMU/KVM and libvirt-LXC),
+# scheduler, four compute services: two libvirt QEMU/KVM and two
+# libvirt-LXC, each a host at an address of its own: hosts.sh),
 # neutron (linuxbridge, flat provider network on a veth pair), mariadb,
 # rabbitmq, memcached. For rally-container-bench's own tests and for
 # trying tasks/kvm_vs_docker.yaml without a cloud; not for production.
@@ -14,8 +15,10 @@
 # Idempotent: a second run reuses what is installed, configured and
 # running. Needs root, no systemd (daemons are started here), and only
 # addresses on this machine (127.0.0.1 and $AIO_CIDR on a veth pair).
-# Writes /etc/rcbench-aio/openrc (admin credentials, mode 600) and
-# /etc/rcbench-aio/rally-env.json (`rally env create --spec`).
+# Writes /etc/rcbench-aio/openrc (admin credentials, mode 600),
+# /etc/rcbench-aio/rally-env.json (`rally env create --spec`) and
+# /etc/rcbench-aio/compute-hosts.json (the task argument compute_hosts:
+# how to log in to each compute host at its own address, hosts.sh).
 # Environment: AIO_VIRT_TYPE=kvm on hosts with hardware virtualization
 # (default qemu: TCG), AIO_ZUN=0 to leave Zun out (zun.sh), AIO_CINDER=0
 # to leave Cinder and its Ceph out (cinder.sh), RCBENCH (the
@@ -34,7 +37,7 @@ source "$here/zun.sh"
 # shellcheck source=cinder.sh
 source "$here/cinder.sh"
 rcbench=${RCBENCH:-$top/.venv/bin/rcbench}
-lxc_roots=/var/lib/nova/instances-lxc
+lxc_roots=$AIO_LXC_ROOTS
 started=$(date +%s)
 # The services' own tools are chatty (deprecation and eventlet warnings):
 # their output goes to a log, shown when a step fails.
@@ -67,8 +70,17 @@ install_packages() {
     done | debconf-set-selections
     echo 'keystone keystone/create-admin-tenant boolean false' | debconf-set-selections
     apt-get update -qq
+    # No service starts at install: setup.sh starts what it needs (an
+    # sshd on every address of this machine, openssh-server's, is not).
+    local policy=/usr/sbin/policy-rc.d made_policy=
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' > "$policy"
+        chmod +x "$policy"
+        made_policy=1
+    fi
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        "${missing[@]}" >/dev/null
+        -o Dpkg::Options::=--force-unsafe-io "${missing[@]}" >/dev/null
+    [ -z "$made_policy" ] || rm -f "$policy"
 }
 
 load_secrets() {
@@ -355,6 +367,7 @@ if [ "${1:-}" = --install-only ]; then
 fi
 load_secrets
 aio_log "configuring"
+hosts_configure
 aio_configure
 if zun_enabled; then
     zun_configure
@@ -363,6 +376,7 @@ if cinder_enabled; then
     cinder_configure
 fi
 provider_link
+hosts_network
 start_backends
 aio_log "database schemas"
 quiet sync_databases
@@ -377,7 +391,8 @@ start_daemons
 source "$AIO_ETC/openrc"
 wait_for "neutron agents (linuxbridge, dhcp) alive" 120 agents_up
 provider_network
-wait_for "both nova-compute services up" 180 computes_up
+wait_for "the ${#AIO_COMPUTES[@]} nova-compute services up" 180 computes_up
+wait_for "a login to every compute host (hosts.sh)" 60 hosts_up
 quiet as nova nova-manage cell_v2 discover_hosts
 if zun_enabled; then
     wait_for "zun-compute up" 120 zun_compute_up

@@ -68,19 +68,22 @@ for table in filter raw mangle nat; do
     grep -v -E 'lb-agent-|neutron-' <<<"$rules" | iptables-restore -T "$table"
 done
 
+# The compute hosts' namespaces, bridge, cgroups and lxcfs (hosts.sh).
+hosts_remove
+
 # setup.sh's shared bind mount of the LXC instances' roots.
 # Lazily if busy: the mount is shared, and a peer copy in a namespace made
 # while it existed (a container's) can hold it a little longer.
-if mountpoint -q /var/lib/nova/instances-lxc; then
-    umount /var/lib/nova/instances-lxc 2>/dev/null \
-        || umount -l /var/lib/nova/instances-lxc
+if mountpoint -q "$AIO_LXC_ROOTS"; then
+    umount "$AIO_LXC_ROOTS" 2>/dev/null || umount -l "$AIO_LXC_ROOTS"
 fi
 
 # The compute services' image caches: Nova keeps a base file per Glance
 # image (up to the disk size, 4 GiB here) for 24 h, Zun a tarball per image,
 # and every workload uploads its own image. With the services stopped none
 # is in use; left, they fill the disk over a few runs.
-rm -rf /var/lib/nova/instances-*/_base/* /var/lib/zun/images/*
+rm -rf /var/lib/nova/instances-*/_base/* "$AIO_LXC_ROOTS"/instances-*/_base/* \
+    /var/lib/zun/images/*
 
 /etc/init.d/rabbitmq-server stop >/dev/null 2>&1
 epmd -kill >/dev/null 2>&1
@@ -90,7 +93,7 @@ if $purge; then
     for name in keystone glance placement nova_api nova nova_cell0 neutron zun cinder; do
         mysql -u root -e "DROP DATABASE IF EXISTS $name"
     done
-    rm -rf /var/lib/nova/instances-* /var/lib/glance/images/* /etc/keystone/fernet-keys \
+    rm -rf /var/lib/nova/instances-* "$AIO_LXC_ROOTS" /var/lib/glance/images/* /etc/keystone/fernet-keys \
         /etc/keystone/credential-keys /var/lib/neutron/dhcp /var/lib/zun/images \
         "$AIO_CEPH_DIR"
 fi

@@ -146,6 +146,7 @@ class NovaDriver(ssh.SshDriver):
         # Instance-action events are admin-only under Nova's default
         # policy: read with the admin client where the env has one.
         self.events_nova = admin_nova or nova
+        self.admin_nova = admin_nova
         self.neutron = neutron
         self.request = request
         self.private_key = private_key
@@ -176,10 +177,11 @@ class NovaDriver(ssh.SshDriver):
                 return None
             if server.status == "ERROR":
                 fault = getattr(server, "fault", {}) or {}
+                message = str(fault.get("message", fault))
                 raise base.DriverError(
-                    "server %s went to ERROR: %s"
-                    % (instance.name, str(fault.get("message", fault))
-                       [:_FAULT_CHARS]))
+                    "server %s went to ERROR: %s%s"
+                    % (instance.name, message[:_FAULT_CHARS],
+                       fault_hint(message)))
             return server if server.status == "ACTIVE" else None
         server = base.wait_until(active, timeout,
                                  self.conf.nova_poll_interval,
@@ -273,6 +275,20 @@ class NovaDriver(ssh.SshDriver):
                         "server %s gone" % instance.name,
                         last=lambda: seen and _seen(seen[0]))
 
+    def host_pid_command(self, instance):
+        """The argv that prints the server's process id on its host.
+
+        libvirt's pid file of the domain (QEMU's or LXC's controller),
+        else QEMU's process by its guest name. The domain's name is
+        admin-only: None without the admin.
+        """
+        if self.admin_nova is None:
+            return None
+        domain = getattr(self.admin_nova.servers.get(instance.id),
+                         "OS-EXT-SRV-ATTR:instance_name", None)
+        return ["sh", "-c", _DOMAIN_PID, "rcbench-pid", domain] \
+            if domain else None
+
     def describe(self):
         return {"driver": self.name, "nova_image": self.request.image,
                 "flavor": self.request.flavor}
@@ -280,6 +296,27 @@ class NovaDriver(ssh.SshDriver):
     @classmethod
     def check(cls, conf):
         return True, "reached through the Rally environment's credentials"
+
+
+# $1: the libvirt domain's name (instance-0000000a).
+_DOMAIN_PID = r"""
+for f in "/run/libvirt/qemu/$1.pid" "/run/libvirt/lxc/$1.pid"; do
+    [ -r "$f" ] && { cat "$f"; echo; exit 0; }
+done
+pgrep -o -f -- "guest=$1," || pgrep -o -f -- "--name $1( |$)"
+"""
+
+
+def fault_hint(message):
+    """What an operator looks at next for a fault Nova gives few words."""
+    if "Exhausted all hosts available for retrying build failures" in \
+            message:
+        return (" (every compute host that could take it failed the "
+                "build; their nova-compute logs say why: a "
+                "ResourceProviderUpdateConflict there means a host "
+                "rewrote its Placement inventory while servers were "
+                "claimed at once, e.g. its memory size changed)")
+    return ""
 
 
 def flavor_tuning(extra_specs):
@@ -320,3 +357,21 @@ def hypervisor_facts(nova, server):
                 facts["hypervisor_version"] = getattr(
                     hypervisor, "hypervisor_version", None)
     return facts
+
+
+def compute_hosts(nova, hypervisor_type=None):
+    """{host: availability zone} of enabled compute services (admin).
+
+    Only those whose hypervisors are of hypervisor_type (qemu also for
+    kvm; None: any).
+    """
+    wanted = "qemu" if hypervisor_type == "kvm" else hypervisor_type
+    zones = {s.host: s.zone for s in nova.services.list(
+        binary="nova-compute") if s.status == "enabled"}
+    found = {}
+    for hypervisor in nova.hypervisors.list():
+        host = (getattr(hypervisor, "service", None) or {}).get("host")
+        kind = (getattr(hypervisor, "hypervisor_type", "") or "").lower()
+        if host in zones and (wanted is None or kind == wanted):
+            found[host] = zones[host]
+    return dict(sorted(found.items()))

@@ -344,6 +344,14 @@ class ZunDriver(ssh.SshDriver):
         return {"compute_host": getattr(container, "host", None),
                 "runtime": getattr(container, "runtime", None)}
 
+    def host_pid_command(self, instance):
+        """The argv that prints the container's process id on its host.
+
+        Zun's Docker driver names the container zun-<uuid>.
+        """
+        return ["docker", "inspect", "--format", "{{.State.Pid}}",
+                "zun-%s" % instance.id]
+
     def describe(self):
         return {"driver": self.name, "zun_image": self.request.image,
                 "image_driver": self.request.image_driver,
@@ -365,3 +373,8 @@ def placement_claim(cpu, memory, default_memory=512):
     """
     vcpu = max(1, int(-(-float(cpu or 1) // 1)))
     return vcpu, max(1, int(memory or default_memory))
+
+
+def compute_hosts(zun):
+    """The Zun compute hosts' names, sorted (admin)."""
+    return sorted({h.hostname for h in zun.hosts.list()})

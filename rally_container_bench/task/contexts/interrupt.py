@@ -32,8 +32,8 @@ from rally.task import context
 from rally.task import runner
 
 from rally_container_bench import abort
-from rally_container_bench import foreign_load
 from rally_container_bench import opts
+from rally_container_bench.validity import foreign_load
 
 LOG = logging.getLogger(__name__)
 

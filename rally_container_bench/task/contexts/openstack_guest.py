@@ -20,8 +20,14 @@ already lists), so a login works whether or not the cloud injects keys.
 With ``upload: false`` only the key pair is created: boot your own image
 (e.g. a nova-docker one) that authorizes the same key.
 
-Everything is named with Rally's random names and deleted at cleanup, also
-by Rally's resource cleanup when this context's own cleanup cannot run.
+With ``shared: true`` and admin credentials the upload is the task's
+(guest_share): once per task and form, shared with every workload's
+projects, deleted by the workload with ``last: true`` (the task's last to
+boot that form) or when the task is aborted; the workload's own
+iterations then boot what the task's earlier workloads cached. Else, and
+always for the key pair, everything is named with Rally's random names
+and deleted at cleanup, also by Rally's resource cleanup when this
+context's own cleanup cannot run.
 """
 
 import contextlib
@@ -39,6 +45,7 @@ from rally_openstack.task import context as os_context
 
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
+from rally_container_bench.task.contexts import guest_share
 
 LOG = logging.getLogger(__name__)
 
@@ -95,6 +102,8 @@ class GuestImage(os_context.OpenStackContext):
             "upload": {"type": "boolean"},
             "properties": {"type": "object",
                            "additionalProperties": {"type": "string"}},
+            "shared": {"type": "boolean"},
+            "last": {"type": "boolean"},
         },
         "additionalProperties": False,
     }
@@ -108,36 +117,82 @@ class GuestImage(os_context.OpenStackContext):
                 ctx_name=self.get_name(), msg=str(e))
         with open(image.private_key + ".pub") as f:
             public_key = f.read().strip()
+        form = self.config.get("hypervisor_type", "qemu")
+        shared = self._shared(image, form) \
+            if self.config.get("upload", True) else None
         for user, tenant_id in self._iterate_per_tenants():
             clients = user["credential"].clients()
             guest = {"private_key_file": image.private_key,
-                     "image_dir": image.dir}
+                     "image_dir": image.dir, "hypervisor_type": form}
             keypair = clients.nova().keypairs.create(
                 self.generate_random_name(), public_key=public_key)
             guest["key_name"] = keypair.name
-            if self.config.get("upload", True):
+            if shared is not None:
+                guest_share.share(self._admin_glance(), shared[0].values(),
+                                  tenant_id)
+                guest.update(uploaded=shared[0], image_name=shared[1],
+                             shared=True)
+            elif self.config.get("upload", True):
                 guest["uploaded"], guest["image_name"] = self._upload(
-                    clients, image)
+                    clients, image, form)
+            if "uploaded" in guest:
                 guest["image"] = guest["uploaded"]["disk"]
             self.context["tenants"][tenant_id]["rcbench_guest"] = guest
 
-    def _upload(self, clients, image):
+    def _admin_glance(self):
+        return self.context["admin"]["credential"].clients().glance("2")
+
+    def _shared(self, image, form):
+        """({role: id}, disk name) of the task's upload, or None.
+
+        None where it is not asked for, or without the admin's rights
+        (each workload then uploads its own).
+        """
+        if not self.config.get("shared") or not self.context.get("admin"):
+            return None
+        task_id = self.context["task"]["uuid"]
+        found = guest_share.find(self._admin_glance(), task_id, form)
+        if "disk" not in found:
+            uploaded, _ = self._upload(
+                self.context["admin"]["credential"].clients(), image, form,
+                task_id=task_id)
+            found = guest_share.find(self._admin_glance(), task_id, form)
+            if set(found) != set(uploaded):
+                raise exceptions.ContextSetupFailure(
+                    ctx_name=self.get_name(),
+                    msg="the task's guest image was uploaded but Glance "
+                        "does not list it by its properties (%s)"
+                        % ", ".join(sorted(uploaded.values())))
+        else:
+            LOG.info("using the task's guest image %s (%s), uploaded by "
+                     "an earlier workload" % (found["disk"]["name"],
+                                              found["disk"]["id"]))
+        return ({role: i["id"] for role, i in found.items()},
+                found["disk"]["name"])
+
+    def _upload(self, clients, image, form, task_id=None):
         glance = image_service.Image(
             clients, name_generator=self.generate_random_name,
             atomic_inst=self.atomic_actions())
         uploaded = {}
-        forms = image_forms(self.config.get("hypervisor_type", "qemu"),
-                            image)
-        for role, disk_format, container_format, path, props in forms:
+        for role, disk_format, container_format, path, props in \
+                image_forms(form, image):
             props = dict(_resolved(props, uploaded),
                          **self.config.get("properties", {}))
-            name = self.generate_random_name()
+            if task_id:
+                name = guest_share.name_of(task_id, form, role)
+                props.update({guest_share.TASK_PROPERTY: task_id,
+                              guest_share.FORM_PROPERTY: form,
+                              guest_share.ROLE_PROPERTY: role})
+            else:
+                name = self.generate_random_name()
             with _image_file(image, path, name) as location:
                 LOG.info("uploading the guest image's %s (%s) to Glance "
                          "as %s" % (role, location, name))
                 created = glance.create_image(
                     image_name=name, container_format=container_format,
                     image_location=location, disk_format=disk_format,
+                    visibility="shared" if task_id else None,
                     properties=props)
             uploaded[role] = created.id
         return uploaded, name
@@ -150,9 +205,12 @@ class GuestImage(os_context.OpenStackContext):
             if guest.get("key_name"):
                 with _logged("key pair %s" % guest["key_name"]):
                     clients.nova().keypairs.delete(guest["key_name"])
+            if guest.get("shared"):
+                continue  # the task's: see below
             for image_id in guest.get("uploaded", {}).values():
                 with _logged("image %s" % image_id):
                     clients.glance("2").images.delete(image_id)
+        self._cleanup_shared()
         # What the loop above could not see (setup failed half-way). Imported
         # here: the module reads rally-openstack's options at import, which
         # may not be registered yet when Rally loads this package.
@@ -161,6 +219,18 @@ class GuestImage(os_context.OpenStackContext):
             names=["glance.images", "nova.keypairs"],
             admin=self.context.get("admin"), users=self.context["users"],
             superclass=self.__class__, task_id=self.get_owner_id())
+
+    def _cleanup_shared(self):
+        """The task's image goes with its last workload, or an abort."""
+        if not self.config.get("shared") or not self.context.get("admin"):
+            return
+        task_id = self.context["task"]["uuid"]
+        if not self.config.get("last") and not guest_share.aborting(task_id):
+            return
+        glance = self._admin_glance()
+        guest_share.delete(glance, guest_share.find(
+            glance, task_id, self.config.get("hypervisor_type", "qemu"))
+            .values())
 
 
 @contextlib.contextmanager

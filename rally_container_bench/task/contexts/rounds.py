@@ -7,7 +7,9 @@ back from the results to show the round-to-round spread and to flag a
 platform whose effect changes sign between rounds. ``looks``: a
 sequential run (``rcbench decide``) looks at its cells after each round,
 at most this many times: the report's verdicts then take alpha / looks
-(report/sequential.py).
+(report/sequential.py). ``cell``: the task's name of what the workload
+measures (a local engine, or a cloud's kvm, nova-lxc, zun, ...), by
+which rcbench decide finds the cell's platform in the results.
 """
 
 from rally.task import context
@@ -23,7 +25,8 @@ class Round(context.Context):
         "properties": {"round": {"type": "integer", "minimum": 1},
                        "rounds": {"type": "integer", "minimum": 1},
                        "seed": {"type": "integer"},
-                       "looks": {"type": "integer", "minimum": 1}}}
+                       "looks": {"type": "integer", "minimum": 1},
+                       "cell": {"type": "string"}}}
 
     def setup(self):
         pass

@@ -14,7 +14,7 @@ once on Ctrl-C or ``rally task abort``.
 from rally.common import db
 from rally.task import context
 
-from rally_container_bench import barrier
+from rally_container_bench.validity import barrier
 
 # Points per iteration a barrier has room for: 3 per attempt of a test
 # (its run, its native twin's, the wave's re-measure decision), so e.g.

@@ -18,6 +18,8 @@ workload's build phase then times a container from a cached image, on
 every host alike. It needs admin credentials (the pull policy and the
 host are admin-only under Zun's default policy); with ``auto`` and none,
 it warms nothing: the workload's containers use Zun's default policy.
+With the task's shared guest image (guest_share) a host that loaded it
+for an earlier workload of the task is not warmed again.
 """
 
 import time
@@ -28,6 +30,7 @@ from rally.task import context
 
 from rally_container_bench.engines.openstack import zun as zun_driver
 from rally_container_bench import opts
+from rally_container_bench.task.contexts import guest_share
 from rally_container_bench.task.scenarios import cloud
 from rally_container_bench.task import zun_validators
 
@@ -69,14 +72,29 @@ class ZunWarmup(context.Context):
                     "target host are admin-only under Zun's default policy")
         zun = admin["credential"].clients().zun()
         hosts = self._hosts(zun, admin["credential"])
+        warmed = set()
         for tenant_id, tenant in sorted(self.context["tenants"].items()):
             guest = tenant.get("rcbench_guest", {})
-            if not guest.get("image_name"):
+            if not guest.get("image_name") or guest["image_name"] in warmed:
+                continue  # none, or the task's shared one: warmed once
+            warmed.add(guest["image_name"])
+            self._warm_hosts(zun, admin, guest, hosts)
+
+    def _warm_hosts(self, zun, admin, guest, hosts):
+        """Each host loads the image, but those that did in the task."""
+        glance = admin["credential"].clients().glance("2") \
+            if guest.get("shared") else None
+        image = glance.images.get(guest["image"]) if glance else None
+        done = guest_share.warm_hosts(image) if image else set()
+        seconds = self.context["rcbench_zun_warmup"]["seconds"]
+        for host in hosts:
+            if (host or "any") in done:
+                seconds[host or "any"] = 0.0
                 continue
-            for host in hosts:
-                seconds = self._warm(zun, admin, guest, host)
-                self.context["rcbench_zun_warmup"]["seconds"][
-                    host or "any"] = seconds
+            seconds[host or "any"] = self._warm(zun, admin, guest, host)
+        if image is not None:
+            guest_share.add_warm_hosts(glance, image, [
+                host or "any" for host in hosts])
 
     @staticmethod
     def _hosts(zun, credential):

@@ -1,6 +1,23 @@
 """What scenarios of instances in an OpenStack cloud share (Nova, Zun)."""
 
+import collections
+import contextlib
+
+from rally.common import logging
 from rally.task import atomic
+
+from rally_container_bench.core import base
+from rally_container_bench import opts
+from rally_container_bench.task.scenarios import measured_runs
+from rally_container_bench.validity import compute_hosts as host_access
+from rally_container_bench.validity import hosts
+
+LOG = logging.getLogger(__name__)
+
+# Where an instance's tests are measured from: its compute host's view
+# (validity.hosts.ComputeHost), its native twin there, and why a test
+# is not paired (None when it is).
+OnHost = collections.namedtuple("OnHost", "view twin unpaired")
 
 
 def network_ref(neutron, network, seen_by):
@@ -13,7 +30,11 @@ def network_ref(neutron, network, seen_by):
 
 
 class CloudInstanceMixin:
-    """Networks by name or id; the network phase as ping, then SSH."""
+    """Networks, the network phase, the baseline on the compute host.
+
+    Networks by name or id; the network phase as ping, then SSH; the
+    instance's compute host as the place of its native twin.
+    """
 
     def _network_ref(self, network):
         """(id, name) of a network given by name or id; (None, None)."""
@@ -27,3 +48,63 @@ class CloudInstanceMixin:
             driver.wait_pingable(instance, conf.ssh_timeout)
         with atomic.ActionTimer(self, "ssh"):
             driver.wait_reachable(instance, conf.ssh_timeout)
+
+    @contextlib.contextmanager
+    def _on_compute_host(self, driver, instance, environment,
+                         compute_hosts):
+        """OnHost of the instance; environment gets where and how.
+
+        With compute_hosts (validity.compute_hosts), the instance's
+        compute host is
+        logged in to: its load is read there around every test, the
+        instance's CPU there counts as the task's own, and each test is
+        paired with a native twin there. Without it, or where the
+        instance's host is not known, tests are unpaired and no host's
+        load is read (the Rally host's is never taken for it), and
+        environment["pairing"] says why.
+        """
+        host = environment.get("compute_host")
+        if compute_hosts is None:
+            environment["pairing"] = (
+                "unpaired: no compute_hosts given (how the Rally host "
+                "logs in to the compute hosts), so no native twin ran on "
+                "the instance's host")
+            yield OnHost(None, None, environment["pairing"])
+            return
+        if not host:
+            environment["pairing"] = (
+                "unpaired: the instance's compute host is not known (Nova "
+                "and Zun tell it to admin credentials only)")
+            yield OnHost(None, None, environment["pairing"])
+            return
+        found = host_access.access(compute_hosts, host)
+        conf = opts.register()
+        view = hosts.ComputeHost(host, host_access.executor(found), conf)
+        scratch = None
+        try:
+            try:
+                environment["instance_cpu_read"] = view.register(
+                    instance.name, driver, instance)
+            except base.DriverError as e:
+                LOG.warning("%s: its CPU is not told apart from foreign "
+                            "load on %s: %s" % (instance.name, host, e))
+            scratch = view.executor.run(
+                ["mktemp", "-d", "-p", found.workdir,
+                 "rcbench-native-XXXXXX"], 60).check(
+                "mktemp on compute host %s" % host).stdout.strip()
+            twin = measured_runs.Twin(view.owned(), found.sysbench, scratch)
+            environment.update(
+                twin_host=host, load_read_on=host,
+                pairing="each test paired with a native twin on the "
+                        "instance's compute host %s (%s)"
+                        % (host, found.describe()))
+            yield OnHost(view, twin, None)
+        finally:
+            view.discard(instance.name)
+            if scratch:
+                try:
+                    view.executor.run(["rm", "-rf", scratch], 300)
+                except base.DriverError as e:
+                    LOG.warning("%s: %s not removed: %s"
+                                % (host, scratch, e))
+            view.close()

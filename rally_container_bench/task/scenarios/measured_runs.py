@@ -4,7 +4,8 @@ An attempt of a test is its run in the instance and, where a native twin
 is given, the same test on this host at the same concurrency right
 before or after it (the order alternates between tests, attempts and
 waves), so the host's drift between minutes cancels in the pair's ratio.
-Around each run the host's foreign load is measured (foreign_load); an
+Around each run the foreign load of the host it ran on is measured (this
+host's, or a compute host's over SSH: validity.hosts); an
 attempt beside more than the limit is disturbed and measured again, up
 to a bound. In a synchronised wave every instance votes at the end of an
 attempt and the whole wave re-measures together, so N stay N at once.
@@ -15,11 +16,14 @@ superseded); the report uses the final, undisturbed ones.
 """
 
 import collections
+import contextlib
 import dataclasses
 
-from rally_container_bench import foreign_load
 from rally_container_bench import metrics
-from rally_container_bench import validity
+from rally_container_bench.validity import clock
+from rally_container_bench.validity import cpu
+from rally_container_bench.validity import foreign_load
+from rally_container_bench.validity import hosts
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import tools
 
@@ -49,7 +53,7 @@ class Plan:
     versions: dict
     sync: object
     twin: Twin
-    watch: object  # foreign_load.Registry, or None: no foreign load here
+    host: object  # validity.hosts view of where the tests run, or None
     limit: float
     attempts: int
     tests: int
@@ -76,10 +80,11 @@ class Plan:
                 "same concurrency, right before or after it (alternating)")
         if self.repeats > 1:
             facts["repeat"] = "each test measured %d times" % self.repeats
-        if self.watch is not None:
+        if self.host is not None:
             facts["foreign_load_limit"] = (
                 "%g cores (a disturbed test is measured again, at most %d "
                 "time(s))" % (self.limit, self.attempts - 1))
+            facts["load_read_on"] = self.host.name
         return facts
 
 
@@ -89,21 +94,15 @@ class Outcome:
     run: object = None
     error: Exception = None
     load: dict = None  # foreign_load.load: foreign, own, busy cores
-    host: dict = None  # validity.host_load
+    host: dict = None  # cpu.host_load: busy, steal, running_max
+    read_on: str = None  # the host whose load was read
     clock: dict = None
     started_clock: object = None
     limit: float = None
 
     @property
     def disturbed(self):
-        load = self.load or {}
-        if load.get("foreign") is None:
-            return False
-        # /proc/stat counts in ticks: over a short run a few ticks of
-        # rounding read as tenths of a core, so they are allowed for.
-        slack = foreign_load.SLACK_TICKS / foreign_load.TICKS / max(
-            load.get("seconds") or 1.0, 1e-3)
-        return load["foreign"] > self.limit + slack
+        return foreign_load.disturbed(self.load, self.limit)
 
 
 class MeasuredRunsMixin:
@@ -158,27 +157,28 @@ class MeasuredRunsMixin:
         if plan.sync is not None:
             label = spec.label if inside else "%s (%s)" % (spec.label, role)
             self._at_start_barrier(plan.point(*at, slot), label)
-        host = validity.host_sample()
-        own = foreign_load.Sample(plan.watch) if plan.watch else None
-        try:
-            if inside:
-                outcome.run = self._run_one(
-                    executor, spec, plan.versions, plan.executable,
-                    plan.workdir, plan.timeout, plan.endpoint)
-            else:
-                outcome.run = self._run_one(
-                    executor, spec, plan.twin.versions, plan.twin.executable,
-                    plan.twin.workdir, plan.timeout, None,
-                    timed=common.untimed)
-        except common.WorkloadError as e:
-            outcome.error = e
-        if own is not None:
-            outcome.load = foreign_load.load(
-                own, foreign_load.Sample(plan.watch))
-        outcome.host = validity.host_load(host, validity.host_sample())
+        with _window(plan.host, owned=not inside) as window:
+            try:
+                if inside:
+                    outcome.run = self._run_one(
+                        executor, spec, plan.versions, plan.executable,
+                        plan.workdir, plan.timeout, plan.endpoint)
+                else:
+                    outcome.run = self._run_one(
+                        executor, spec, plan.twin.versions,
+                        plan.twin.executable, plan.twin.workdir,
+                        plan.timeout, None, timed=common.untimed)
+            except common.WorkloadError as e:
+                outcome.error = e
+        if window.readings:
+            before, after = window.readings
+            outcome.load = foreign_load.load(before, after)
+            outcome.host = cpu.host_load((before.cpu, before.running),
+                                         (after.cpu, after.running))
+            outcome.read_on = after.host
         second = self._read_clock(executor) if outcome.started_clock \
             else None
-        outcome.clock = validity.clock_check(
+        outcome.clock = clock.clock_check(
             outcome.started_clock, second) if second else {}
         if inside and outcome.run is not None:
             self._record_inside(outcome.run, executor.on_host,
@@ -227,6 +227,16 @@ class MeasuredRunsMixin:
         return " | ".join(failures) or None
 
 
+@contextlib.contextmanager
+def _window(host, owned):
+    """The host's Readings around a run (readings None: none watched)."""
+    if host is None:
+        yield hosts.Window(None)
+        return
+    with host.window(owned=owned) as found:
+        yield found
+
+
 def _check_row(spec, attempt, outcome, verdicts):
     host, load, clock = outcome.host or {}, outcome.load or {}, \
         outcome.clock or {}
@@ -238,12 +248,15 @@ def _check_row(spec, attempt, outcome, verdicts):
         "yes" if outcome.disturbed else ("no" if load else ""),
         "" if clock.get("ratio") is None else round(clock["ratio"], 5),
         "yes" if clock.get("mismatch") else ("no" if clock else ""),
-        verdicts]
+        verdicts, outcome.read_on or ""]
 
 
+# host: the host whose load the run's columns were read on (the Rally
+# host, or the instance's compute host).
 CHECK_COLUMNS = ("test", "run", "attempt", "host_busy", "host_steal",
                  "host_running_max", "foreign_cores", "own_cores",
-                 "disturbed", "clock_ratio", "clock_mismatch", "verdicts")
+                 "disturbed", "clock_ratio", "clock_mismatch", "verdicts",
+                 "host")
 
 
 def _rounded(value, digits=4):

@@ -36,7 +36,10 @@ class NovaInstancesScenario(cloud.CloudInstanceMixin,
 
     def _driver(self, flavor, image, network, floating_network,
                 availability_zone, scheduler_hints, ssh_user,
-                hypervisor_type=None):
+                hypervisor_type=None, spread=False):
+        if spread:
+            availability_zone = self._spread_zone(availability_zone,
+                                                  hypervisor_type)
         guest = self.context["tenant"].get("rcbench_guest", {})
         image = image or guest.get("image")
         with open(guest["private_key_file"]) as f:
@@ -54,6 +57,21 @@ class NovaInstancesScenario(cloud.CloudInstanceMixin,
             self.clients("nova"), request, private_key, opts.register(),
             neutron=self.clients("neutron") if floating_network else None,
             network_name=network_name, admin_nova=self._admin_nova())
+
+    def _spread_zone(self, availability_zone, hypervisor_type):
+        """zone:host of this iteration's compute host, in turn.
+
+        Iteration i boots on the i-th compute host of the hypervisor type
+        (round robin, hosts sorted by name), so a step's instances land on
+        every host of the kind, as KEK's and Browbeat's runs place them.
+        Nova's policy lets admins only force a host (validation says so
+        where the task's users may not).
+        """
+        hosts = nova_driver.compute_hosts(self._admin_nova(),
+                                          hypervisor_type)
+        names = sorted(hosts)
+        host = names[(self.context.get("iteration", 1) - 1) % len(names)]
+        return "%s:%s" % (availability_zone or hosts[host], host)
 
     def _admin_nova(self):
         """The admin's novaclient, or None in an env without admin."""
@@ -75,6 +93,10 @@ class NovaInstancesScenario(cloud.CloudInstanceMixin,
             facts.update(nova_driver.hypervisor_facts(admin_nova, server))
         facts.update(nova_driver.flavor_tuning(
             self._extra_specs(admin_nova, driver.request.flavor)))
+        warm = self.context.get("rcbench_nova_warmup")
+        if warm:
+            facts["image_cache"] = warm.get(facts.get("compute_host")) \
+                or warm.get("*") or "not warmed (host not known)"
         runtime = facts.get("runtime") or hypervisor_type
         facts["runtime"] = runtime
         if runtime in _VM_RUNTIMES:
@@ -124,6 +146,7 @@ def validators(cls):
                            param_name="floating_network"),
             validation.add("rcbench_nova_quota"),
             validation.add("rcbench_nova_capacity"),
+            validation.add("rcbench_spread", param_name="spread"),
     ]):
         cls = add(cls)
     return cls
@@ -138,7 +161,7 @@ class BootAndDelete(NovaInstancesScenario):
 
     def run(self, flavor, image=None, network=None, floating_network=None,
             availability_zone=None, scheduler_hints=None,
-            hypervisor_type="qemu", ssh_user="root"):
+            hypervisor_type="qemu", ssh_user="root", spread=False):
         """Boot a server, wait for ping and SSH, delete it (KEK's scenario).
 
         Atomic actions: build (POST -> ACTIVE, polled every
@@ -162,10 +185,14 @@ class BootAndDelete(NovaInstancesScenario):
             kvm, lxc, docker, ironic): recorded as the runtime when the
             task's users cannot read the hypervisor (admin-only)
         :param ssh_user: the image's login user
+        :param spread: boot iteration i on the i-th compute host of the
+            hypervisor type in turn (availability zone "zone:host"), so
+            a step's servers land on every host of the kind; forcing a
+            host is admin-only in Nova's default policy
         """
         driver = self._driver(flavor, image, network, floating_network,
                               availability_zone, scheduler_hints, ssh_user,
-                              hypervisor_type)
+                              hypervisor_type, spread)
         with self._instance(driver) as instance:
             self.add_environment(
                 self._environment(driver, instance, hypervisor_type))
@@ -176,6 +203,10 @@ class BootAndDelete(NovaInstancesScenario):
 @validators
 @validation.add("rcbench_sysbench_tests", param_name="tests")
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
+@validation.add("rcbench_compute_hosts", param_name="compute_hosts",
+                service="nova")
+@validation.add("number", param_name="repeat", minval=1, integer_only=True,
+                nullable=True)
 @scenario.configure(name="NovaInstances.boot_sysbench_delete",
                     platform="openstack", context=_CONTEXTS)
 class BootSysbenchDelete(NovaInstancesScenario):
@@ -183,12 +214,16 @@ class BootSysbenchDelete(NovaInstancesScenario):
     def run(self, flavor, tests, image=None, network=None,
             floating_network=None, availability_zone=None,
             scheduler_hints=None, hypervisor_type="qemu", ssh_user="root",
-            workdir="/root", timeout=None):
+            workdir="/root", timeout=None, compute_hosts=None, repeat=1,
+            spread=False):
         """Boot a server, run sysbench inside it over SSH, delete it.
 
         The phases of boot_and_delete, and between network and delete
         each sysbench test as the atomic action sysbench.<test> with its
         metrics in the report: KEK's "boot a server and run sysbench".
+        With compute_hosts, each test is paired with a native twin on
+        the server's compute host and that host's foreign load is read
+        around it (admin credentials tell the host).
 
         :param flavor: flavor ({"name": ...} or id)
         :param tests: sysbench presets or test mappings (see
@@ -202,15 +237,29 @@ class BootSysbenchDelete(NovaInstancesScenario):
         :param ssh_user: the image's login user
         :param workdir: directory inside the server for fileio files
         :param timeout: seconds one sysbench command may take
+        :param compute_hosts: how the Rally host logs in to the compute
+            hosts ({address: "{host}", port, user, key_file, sysbench,
+            workdir, hosts: {name: {...}}}); without it the tests are
+            unpaired and the report says so
+        :param repeat: measure each test (with its twin) this many times
+            in the server: more pairs per boot (rcbench decide sets it
+            where a boot costs more than a test)
+        :param spread: boot on every compute host of the kind in turn
+            (see boot_and_delete)
         """
         driver = self._driver(flavor, image, network, floating_network,
                               availability_zone, scheduler_hints, ssh_user,
-                              hypervisor_type)
+                              hypervisor_type, spread)
         with self._instance(driver) as instance:
             environment = self._environment(driver, instance,
                                             hypervisor_type)
-            with contextlib.closing(driver.executor(instance)) as executor:
+            with self._on_compute_host(driver, instance, environment,
+                                       compute_hosts) as on, \
+                    contextlib.closing(driver.executor(instance)) \
+                    as executor:
                 self.run_tests(executor, tests, "sysbench",
                                workdir, timeout, metadata=environment,
                                endpoint=functools.partial(driver.endpoint,
-                                                          instance))
+                                                          instance),
+                               twin=on.twin, host=on.view,
+                               repeat=repeat or 1)

@@ -12,9 +12,9 @@ from rally.task import atomic
 
 from rally_container_bench import abort
 from rally_container_bench.core import base
-from rally_container_bench import foreign_load
 from rally_container_bench import opts
 from rally_container_bench import output_tables as tables
+from rally_container_bench.validity import hosts
 
 LOG = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class InstancePhasesMixin:
         conf = opts.register()
         instance = None
         failed = False
-        own = foreign_load.Registry(conf)
+        own = hosts.LocalHost(conf)
         try:
             # An iteration Rally starts after an abort creates nothing.
             abort.check("starting an iteration")
@@ -53,7 +53,7 @@ class InstancePhasesMixin:
                 if driver.own_kernel:
                     self._guest_boot_time(driver, instance)
             driver.record_engine_times(instance)
-            own.add(instance.name, _host_pid(driver, instance))
+            _register(own, driver, instance)
             yield instance
         except BaseException:
             failed = True
@@ -101,14 +101,13 @@ class InstancePhasesMixin:
             "data": {"cols": ["boot_s"], "rows": [[round(boot, 3)]]}})
 
 
-def _host_pid(driver, instance):
-    """The instance's process on this host, for the foreign-load check."""
+def _register(host, driver, instance):
+    """The instance's CPU on host counts as the task's own from now on."""
     try:
-        return driver.host_pid(instance)
+        host.register(instance.name, driver, instance)
     except base.DriverError as e:
-        LOG.warning("%s: its CPU is not told apart from foreign load: %s"
-                    % (instance.name, e))
-        return None
+        LOG.warning("%s: its CPU is not told apart from foreign load on "
+                    "%s: %s" % (instance.name, host.name, e))
 
 
 def engine_times_table(instance, note):

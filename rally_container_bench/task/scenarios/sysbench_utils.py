@@ -9,16 +9,16 @@ iterations by Rally), and the place it ran as a complete table.
 from rally import exceptions
 from rally.task import atomic
 
-from rally_container_bench import barrier
 from rally_container_bench.core import base
 from rally_container_bench.engines.native import instance as native
-from rally_container_bench import foreign_load
 from rally_container_bench import metrics
 from rally_container_bench import opts
 from rally_container_bench import output_tables as tables
 from rally_container_bench.report import overlap
 from rally_container_bench.task.scenarios import measured_runs
-from rally_container_bench import validity
+from rally_container_bench.validity import barrier
+from rally_container_bench.validity import clock
+from rally_container_bench.validity import hosts
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import tests as tests_lib
 from rally_container_bench.workloads import tools
@@ -81,7 +81,7 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
 
     def run_tests(self, executor, tests, executable, workdir,
                   timeout=None, metadata=None, endpoint=None,
-                  synchronised=True, twin=None, host_load=None, repeat=1):
+                  synchronised=True, twin=None, host=hosts.HERE, repeat=1):
         """Run every test, report each, raise if any failed.
 
         A failed test does not stop the others, so one bad test loses no
@@ -90,23 +90,26 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
         (iperf3, http tests).
         With a start barrier (and synchronised), each test starts when the
         instance's whole wave is ready for it. twin: a measured_runs.Twin,
-        the native twin each test is paired with. host_load: watch this
-        host's foreign load during each run (default: when the executor
-        runs here) and re-measure disturbed runs. repeat: measure each
-        test (with its twin) this many times in a row.
+        the native twin each test is paired with. host: the
+        validity.hosts view of the host the tests run on, whose foreign
+        load is read during each run (disturbed runs are measured
+        again); None: none is read; default: this host where the
+        executor runs here. repeat: measure each test (with its twin)
+        this many times in a row.
         """
-        if host_load is None:
-            host_load = executor.on_host
+        if host is hosts.HERE:
+            host = hosts.LocalHost(opts.register()) if executor.on_host \
+                else None
         try:
             self._run_tests(executor, tests, executable, workdir, timeout,
                             metadata, endpoint, synchronised, twin,
-                            host_load, repeat)
+                            host, repeat)
         finally:
             self._leave_start_barrier()
             self._start_barrier_table()
 
     def _run_tests(self, executor, tests, executable, workdir, timeout,
-                   metadata, endpoint, synchronised, twin, host_load,
+                   metadata, endpoint, synchronised, twin, host,
                    repeat=1):
         conf = opts.register()
         timeout = timeout or conf.command_timeout
@@ -127,9 +130,8 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
             twin=twin and twin._replace(versions=self._versions(
                 twin.executor, [s for s in specs if measured_runs.pairs(s)],
                 twin.executable, timeout)),
-            watch=foreign_load.Registry(conf) if host_load else None,
-            limit=conf.foreign_load_limit,
-            attempts=1 + (conf.remeasure_limit if host_load else 0),
+            host=host, limit=conf.foreign_load_limit,
+            attempts=1 + (conf.remeasure_limit if host else 0),
             tests=len(specs), repeats=repeat)
         environment.update(plan.describe())
         self.add_environment(environment)
@@ -150,14 +152,14 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
                 message="%d of %d tests failed: %s"
                         % (len(failures), len(specs), " | ".join(failures)))
 
-    def _record_inside(self, run, on_this_host, clock):
+    def _record_inside(self, run, on_this_host, started):
         """The test's run inside the instance: a child atomic action.
 
         From the instance's clock at sysbench's start and sysbench's own
         total time, on the Rally host's clock (report/overlap.py measures
         the tests at once with it).
         """
-        offset = validity.clock_offset(clock) if not on_this_host else 0.0
+        offset = clock.clock_offset(started) if not on_this_host else 0.0
         length = run.result.metrics.get("total_time_s")
         if run.started_inside is None or offset is None or length is None:
             return
@@ -214,14 +216,16 @@ def _guest_clock(executor):
     if executor is None:
         return None
     try:
-        return validity.read_guest_clock(executor)
+        return clock.read_guest_clock(executor)
     except base.DriverError:
         return None
 
 
 def _validity_table(checks):
     return {"title": tables.VALIDITY,
-            "description": "The Rally host's CPU during each run of each "
+            "description": "The CPU of the host each run ran on (host: the "
+                           "Rally host, or the instance's compute host) "
+                           "during each run of each "
                            "test (busy and steal shares, most runnable "
                            "tasks seen; foreign: cores busy with work that "
                            "is neither the harness nor the task's instances, "

@@ -71,6 +71,14 @@ class ZunContainersScenario(cloud.CloudInstanceMixin,
                       in driver.where(instance).items() if value})
         # Without the admin's eyes Zun does not say which runtime ran it.
         facts.setdefault("runtime", driver.request.runtime or None)
+        warm = (self.context.get("rcbench_zun_warmup") or {}).get("seconds")
+        if warm:
+            seconds = warm.get(facts.get("compute_host"), warm.get("any"))
+            facts["image_cache"] = (
+                "not warmed here" if seconds is None else
+                "cached by an earlier workload of the task" if not seconds
+                else "warmed before the workload by rcbench_zun_warmup "
+                     "(%.1f s)" % seconds)
         return facts
 
 
@@ -160,6 +168,10 @@ class RunAndDelete(ZunContainersScenario):
 @validation.add("enum", param_name="via", values=["ssh", "logs"],
                 missed=True)
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
+@validation.add("rcbench_compute_hosts", param_name="compute_hosts",
+                service="zun")
+@validation.add("number", param_name="repeat", minval=1, integer_only=True,
+                nullable=True)
 @scenario.configure(name="ZunContainers.run_sysbench_delete",
                     platform="openstack", context=_CONTEXTS)
 class RunSysbenchDelete(ZunContainersScenario):
@@ -167,7 +179,8 @@ class RunSysbenchDelete(ZunContainersScenario):
     def run(self, tests, image=None, network=None, cpu=None, memory=None,
             runtime=None, availability_zone=None, hints=None,
             ssh_user="root", workdir="/root", timeout=None, via="ssh",
-            image_driver="glance", image_pull_policy=None):
+            image_driver="glance", image_pull_policy=None,
+            compute_hosts=None, repeat=1):
         """Run a Zun container, run sysbench in it, delete it.
 
         via ssh (default): the phases of run_and_delete, then each
@@ -198,6 +211,12 @@ class RunSysbenchDelete(ZunContainersScenario):
         :param via: "ssh" or "logs"
         :param image_driver: glance or docker (see run_and_delete)
         :param image_pull_policy: see run_and_delete (admin-only)
+        :param compute_hosts: how the Rally host logs in to the Zun
+            compute hosts (see NovaInstances.boot_sysbench_delete): each
+            test over SSH is then paired with a native twin on the
+            container's host, and that host's load is read
+        :param repeat: measure each test (with its twin) this many times
+            in the container (via ssh)
         """
         if via == "logs":
             self._via_logs(tests, image, network, cpu, memory, runtime,
@@ -211,11 +230,16 @@ class RunSysbenchDelete(ZunContainersScenario):
         driver = self._driver(request)
         with self._instance(driver) as instance:
             environment = self._environment(driver, instance)
-            with contextlib.closing(driver.executor(instance)) as executor:
+            with self._on_compute_host(driver, instance, environment,
+                                       compute_hosts) as on, \
+                    contextlib.closing(driver.executor(instance)) \
+                    as executor:
                 self.run_tests(executor, tests, "sysbench",
                                workdir, timeout, metadata=environment,
                                endpoint=functools.partial(driver.endpoint,
-                                                          instance))
+                                                          instance),
+                               twin=on.twin, host=on.view,
+                               repeat=repeat or 1)
 
     def _via_logs(self, tests, image, network, cpu, memory, runtime,
                   availability_zone, hints, workdir, timeout, image_driver,
@@ -232,8 +256,10 @@ class RunSysbenchDelete(ZunContainersScenario):
             limit = (timeout or conf.command_timeout) * plan.step_count
             driver.wait_exited(instance, limit)
             self._replay = plan.replay(driver.logs(instance))
-            environment = dict(self._environment(driver, instance),
-                               via="logs")
+            environment = dict(
+                self._environment(driver, instance), via="logs",
+                pairing="unpaired: sysbench ran as the container's command "
+                        "(via logs), with no twin beside it")
             # The tests ran as the container's command: nothing to start.
             self.run_tests(self._replay, tests, "sysbench",
                            workdir, timeout, metadata=environment,

@@ -1,0 +1,105 @@
+"""Where a cloud's instances ran, per cell, and what each host measured.
+
+Pure: reads the samples and counts report.results collected. A cell
+(platform x concurrency) whose instances spread over compute hosts gets
+a row per host as well as the pooled one; the pooled verdict is built
+from within-host pairs only (each pair's instance and twin ran on one
+host), so pooling them mixes no host's hardware into another's. A host
+whose native level (its twins' values) differs from the other hosts'
+is named.
+"""
+
+import collections
+
+from rally_container_bench.report import disturbance
+from rally_container_bench.report import equivalence
+
+NATIVE = "native"
+
+
+def of_cells(collected):
+    """[{platform, concurrency, hosts: {host: iterations}, pairing}]."""
+    keys = sorted(set(collected.placement) | set(collected.pairing),
+                  key=lambda k: (k[1], k[0]))
+    return [{"platform": label, "concurrency": concurrency,
+             "hosts": dict(sorted(collected.placement.get(
+                 (label, concurrency), {}).items())),
+             "pairing": sorted(collected.pairing.get(
+                 (label, concurrency), {}))}
+            for label, concurrency in keys]
+
+
+def spread_cells(collected):
+    """{(label, concurrency): [hosts]} of cells on more than one host."""
+    return {key: sorted(hosts) for key, hosts in collected.placement.items()
+            if len(hosts) > 1}
+
+
+def by_host(samples, host):
+    """(values, pairs) of one host's samples, keyed as the report's."""
+    values = collections.defaultdict(list)
+    mine = [s for s in samples if s.host == host]
+    for sample in mine:
+        values[(sample.metric, sample.platform, sample.concurrency)].append(
+            sample.value)
+    return values, disturbance.pairs(mine)
+
+
+def host_rows(collected, metrics, row_of):
+    """Rows per host of every spread cell's workload metrics.
+
+    row_of(metric, label, concurrency, values, pairs) -> a report row
+    (comparison._row with the report's margins).
+    """
+    rows = []
+    spread = spread_cells(collected)
+    hosts = sorted({h for found in spread.values() for h in found})
+    split = {host: by_host(collected.samples, host) for host in hosts}
+    for metric in metrics:
+        if metric["kind"] != "workload":
+            continue
+        for (label, concurrency), on in sorted(spread.items()):
+            for host in on:
+                values, pairs = split[host]
+                key = (metric["name"], label, concurrency)
+                if not values.get(key):
+                    continue
+                row = row_of(metric, label, concurrency, values,
+                             pairs.get(key))
+                row.update(host=host, iterations=collected.placement[
+                    (label, concurrency)][host])
+                rows.append(row)
+    return rows
+
+
+def native_levels(samples, metrics, margin_of):
+    """Hosts whose native twins measured a level apart from the others'.
+
+    [{metric, concurrency, host, change, ci_low, ci_high, verdict}] for
+    each headline workload metric with twins on two hosts or more, where
+    the host's twins differ from the other hosts' beyond the margin
+    (verdict worse or better).
+    """
+    twins = collections.defaultdict(lambda: collections.defaultdict(list))
+    for sample in samples:
+        if sample.twin_of and sample.host:
+            twins[(sample.metric, sample.concurrency)][sample.host].append(
+                sample.value)
+    headline = {m["name"]: m for m in metrics if m["headline"]}
+    found = []
+    for (metric, concurrency), on in sorted(twins.items()):
+        if metric not in headline or len(on) < 2:
+            continue
+        for host, values in sorted(on.items()):
+            others = [v for h, vs in on.items() if h != host for v in vs]
+            effect = equivalence.effect(
+                values, others, headline[metric]["higher_is_better"],
+                margin_of(metric))
+            if effect.verdict in ("worse", "better"):
+                found.append({
+                    "metric": metric, "concurrency": concurrency,
+                    "host": host, "verdict": effect.verdict,
+                    "change": effect.ratio - 1,
+                    "ci_low": effect.ci_low - 1,
+                    "ci_high": effect.ci_high - 1})
+    return found

@@ -1,0 +1,165 @@
+"""Foreign load: a host's CPU that nothing of the measurement used.
+
+Over one test run, the busy time of the host the test ran on (/proc/stat,
+steal left out; hosts.py reads it there) is set against what the
+measurement itself used on that host:
+
+- on the Rally host, the harness: the Rally process that set up the task
+  and every process under it (its runner workers, the native sysbench
+  processes, SSH and engine CLI clients), each counted with the children
+  it reaped; on a compute host, the native twins' commands (hosts.py
+  marks them);
+- every instance of the task alive on that host: its cgroup's CPU where
+  it has one of its own (containers, a VM's machine cgroup), else its
+  main process and what runs under it (a QEMU process and its threads).
+
+The rest is foreign: a build, a backup, a neighbour's job. A run beside
+more than a limit of foreign cores is *disturbed*. What CPU accounting
+cannot see (memory bandwidth or cache taken by a neighbour that uses
+little CPU, or I/O) is not caught here; the paired native twin measured
+next to each test sees it as drift of both.
+
+Instances are registered per task and per host in a directory that
+every runner process sees (the harness's pid names it).
+"""
+
+import os
+import re
+import socket
+
+from rally_container_bench.core import ports as ports_lib
+from rally_container_bench.validity import cpu
+
+# Cores of foreign load above which a test run is disturbed: a quarter
+# of a core is ~5x what kernel threads and engine daemons use beside a
+# test on a quiet 2-core host (0.01-0.05 cores measured), and a quarter
+# of what a single-threaded foreign job takes.
+DEFAULT_LIMIT = 0.25
+# Ticks of rounding in the host's busy time over one run (several
+# /proc/stat fields, each rounded): allowed before a run is disturbed.
+SLACK_TICKS = 3
+
+_harness = None
+
+
+def set_harness(pid):
+    """The process whose tree is the harness (Rally's, before it forks)."""
+    global _harness
+    _harness = pid
+
+
+def harness():
+    return _harness or os.getpid()
+
+
+def owner_key():
+    """Names what this harness runs on another host: <host>-<pid>."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", "%s-%d" % (
+        socket.gethostname(), harness()))
+
+
+def prune(conf):
+    """Forget the registries of harnesses that are gone (a crashed run)."""
+    parent = ports_lib.state_subdir(conf, "own-cpu")
+    for name in os.listdir(parent):
+        if name.isdigit() and not os.path.exists("/proc/%s" % name):
+            _remove_tree(os.path.join(parent, name))
+
+
+def _remove_tree(directory):
+    try:
+        for entry in os.listdir(directory):
+            path = os.path.join(directory, entry)
+            if os.path.isdir(path):
+                _remove_tree(path)
+            else:
+                _unlink(path)
+        os.rmdir(directory)
+    except OSError:
+        pass  # another harness pruned it first
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+class Registry:
+    """The task's instances alive on one host, seen by every runner.
+
+    host None: the Rally host; else a compute host's name. A source is
+    what to read for an instance's CPU on its host: a cgroup usage file,
+    or "pid:N" (its process tree).
+    """
+
+    def __init__(self, conf, root=None, host=None):
+        path = os.path.join(ports_lib.state_subdir(conf, "own-cpu"),
+                            str(root or harness()))
+        if host is not None:
+            path = os.path.join(path, "@" + re.sub(r"[^A-Za-z0-9_.-]", "_",
+                                                   host))
+        self.path = path
+
+    def add(self, name, source):
+        if source is None:
+            return
+        os.makedirs(self.path, exist_ok=True)
+        with open(os.path.join(self.path, name), "w") as f:
+            f.write(source)
+
+    def discard(self, name):
+        _unlink(os.path.join(self.path, name))
+
+    def sources(self):
+        try:
+            names = os.listdir(self.path)
+        except OSError:
+            return {}
+        found = {}
+        for name in names:
+            if name.startswith("@"):
+                continue  # another host's registry
+            try:
+                with open(os.path.join(self.path, name)) as f:
+                    found[name] = f.read().strip()
+            except OSError:
+                continue
+        return found
+
+
+def load(before, after):
+    """{foreign, own, busy} in cores between two hosts.Readings (+seconds).
+
+    The window is the host's own (its CPUs' ticks, cpu.elapsed), else
+    the Rally host's clock between the readings.
+
+    An instance seen at one end only (booted or deleted meanwhile) is
+    left out of own: its CPU then counts as foreign, which errs towards
+    flagging a run, never towards passing a disturbed one.
+    """
+    wall = (cpu.elapsed(before.cpu, after.cpu) if before.cpu and after.cpu
+            else None) or after.at - before.at
+    if wall <= 0 or before.busy is None or after.busy is None:
+        return {"foreign": None, "own": None, "busy": None, "seconds": 0}
+    own = max(0.0, after.own - before.own)
+    for name, seconds in after.instances.items():
+        if name in before.instances:
+            own += max(0.0, seconds - before.instances[name])
+    busy = after.busy - before.busy
+    return {"foreign": max(0.0, busy - own) / wall, "own": own / wall,
+            "busy": busy / wall, "seconds": wall}
+
+
+def disturbed(load, limit):
+    """Whether a run's load (load()) is above limit cores of foreign load.
+
+    /proc/stat counts in ticks: over a short run a few ticks of rounding
+    read as tenths of a core, so they are allowed for.
+    """
+    load = load or {}
+    if load.get("foreign") is None:
+        return False
+    slack = SLACK_TICKS / cpu.TICKS / max(load.get("seconds") or 1.0, 1e-3)
+    return load["foreign"] > limit + slack

@@ -1,0 +1,440 @@
+"""A host as a measurement reads it: this one, or a compute host over SSH.
+
+A Reading is the host's CPU at one moment: its busy ticks and steal from
+/proc/stat, runnable tasks, the measurement's own CPU there, and each of
+the task's instances registered on it (foreign_load.Registry).
+
+- LocalHost: the Rally host; its files are read here and the harness is
+  Rally's process tree.
+- ComputeHost: a compute host, read by one command per Reading through
+  an executor that runs there (SSH). The measurement's own commands on
+  it (the native twins) run through ComputeHost.owned(), which marks
+  them (an environment variable their children inherit) and appends the
+  CPU of each finished one to a file there: marked processes alive plus
+  that file are the measurement's own CPU on the host.
+
+The Rally host's readings are never taken for a compute host's: each
+Reading says which host it read (``host``).
+"""
+
+import collections
+import contextlib
+import dataclasses
+import logging
+import os
+import re
+import shlex
+import socket
+import time
+
+from rally_container_bench.core import base
+from rally_container_bench.validity import cpu
+from rally_container_bench.validity import foreign_load
+
+# run_tests' default: read this host where the executor runs here.
+HERE = object()
+
+LOG = logging.getLogger(__name__)
+
+Reading = collections.namedtuple(
+    "Reading", "at host cpu running busy own instances")
+# busy, own: seconds of CPU since boot; instances: {name: seconds}
+
+
+def _read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def local_processes():
+    """{pid: (ppid, ticks)} of every process of this host readable now."""
+    found = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                found[int(name)] = cpu.parse_process_stat(
+                    _read("/proc/%s/stat" % name))
+            except (OSError, ValueError, IndexError):
+                continue  # gone meanwhile
+    return found
+
+
+def _seconds(source, read_usage, processes):
+    if source.startswith("pid:"):
+        return cpu.tree_ticks(processes(), int(source[4:])) / cpu.TICKS
+    try:
+        return cpu.parse_usage(source, read_usage(source))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+class Window:
+    """The Readings of a host around one run (None: not read)."""
+
+    def __init__(self, host):
+        self.host = host
+        self.before = None
+        self.after = None
+
+    @property
+    def readings(self):
+        if self.before is None or self.after is None:
+            return None
+        return self.before, self.after
+
+
+def _guarded(host, before=False):
+    """A Reading of host, or None where it failed (logged)."""
+    try:
+        return host.read(before=before)
+    except (base.DriverError, ValueError, OSError) as e:
+        LOG.warning("the load of %s was not read: %s" % (host.name, e))
+        return None
+
+
+class LocalHost:
+    """The Rally host."""
+
+    def __init__(self, conf):
+        self.name = socket.gethostname()
+        self.registry = foreign_load.Registry(conf)
+
+    def read(self, before=False):
+        at = time.monotonic()
+        cpu_times, busy, running = cpu.parse_stat(_read("/proc/stat"))
+        table = local_processes()
+        instances = {}
+        for name, source in self.registry.sources().items():
+            seconds = _seconds(source, _read, lambda: table)
+            if seconds is not None:
+                instances[name] = seconds
+        own = cpu.tree_ticks(table, foreign_load.harness()) / cpu.TICKS
+        return Reading(at, self.name, cpu_times, running, busy / cpu.TICKS,
+                       own, instances)
+
+    def register(self, name, driver, instance):
+        """Count the instance's CPU as the task's own (driver.host_pid).
+
+        Returns what is read for it (a cgroup's usage file, "pid:N"), or
+        None.
+        """
+        source = usage_source(driver.host_pid(instance))
+        self.registry.add(name, source)
+        return source
+
+    def discard(self, name):
+        self.registry.discard(name)
+
+    def owned(self, executor):
+        return executor  # the harness's tree holds what it runs here
+
+    @contextlib.contextmanager
+    def window(self, owned=False):
+        """The Readings around a run: window.readings = (before, after)."""
+        found = Window(self)
+        found.before = _guarded(self, before=True)
+        try:
+            yield found
+        finally:
+            found.after = _guarded(self) if found.before else None
+
+    def close(self):
+        pass
+
+
+def usage_source(pid):
+    """What to read for an instance of this host whose main process is pid."""
+    if not pid:
+        return None
+    try:
+        usage = cpu.cgroup_usage_file(
+            _read("/proc/%d/cgroup" % pid),
+            os.path.isdir(os.path.join(cpu.CGROUP_ROOT, "unified")))
+    except OSError:
+        return None
+    own = cpu.cgroup_usage_file(_read("/proc/self/cgroup"))
+    if usage and usage != own and os.path.exists(usage):
+        return usage
+    return "pid:%d" % pid
+
+
+# The commands run on a compute host: one sh script, its arguments
+#   MODE KEY DONE_FILE STAT_AT SOURCES [ARGV...]
+# A Reading: /proc/stat's cpu and procs_running lines, each usage file
+# in SOURCES (newline-separated), the stat lines of the processes marked
+# RCBENCH_OWN=KEY, the ticks of the finished marked commands (DONE_FILE)
+# and, for "pid:" sources, every process's stat line. STAT_AT: /proc/stat
+# read first (a reading after a run) or last (before one), so the work of
+# the reading itself falls outside the run's window.
+# MODE read: one Reading on stdout. MODE window: ARGV run marked as the
+# measurement's own (the shell that runs it appends its CPU ticks, with
+# what it reaped, to DONE_FILE at its end), between a Reading before and
+# one after, both on stderr: no round trip to the Rally host, and no
+# login's work, inside the window.
+_SCRIPT = r"""
+mode=$1; key=$2; done_file=$3; stat_at=$4; sources=$5; shift 5
+stat() { echo "== stat"; grep -E '^(cpu[0-9]*|procs_running) ' /proc/stat; }
+reading() {
+    echo "== reading"
+    [ "$1" = last ] || stat
+    every=
+    for s in $sources; do
+        case $s in
+        pid:*) every=1 ;;
+        *) echo "== usage $s"; cat "$s" 2>/dev/null ;;
+        esac
+    done
+    echo "== own"
+    for p in $(grep -lzx "RCBENCH_OWN=$key" /proc/[0-9]*/environ 2>/dev/null)
+    do
+        cat "${p%/environ}/stat" 2>/dev/null
+    done
+    echo "== finished"; cat "$done_file" 2>/dev/null
+    if [ -n "$every" ]; then
+        echo "== processes"; cat /proc/[0-9]*/stat 2>/dev/null
+    fi
+    [ "$1" != last ] || stat
+    echo "== end"
+}
+IFS='
+'
+if [ "$mode" = read ]; then
+    reading "$stat_at"
+    exit 0
+fi
+reading last >&2
+env "RCBENCH_OWN=$key" sh -c '
+done_file=$1; shift
+"$@"; rc=$?
+read -r s < /proc/$$/stat
+set -- ${s##*) }
+echo $(( ${12} + ${13} + ${14} + ${15} )) >> "$done_file"
+exit $rc' rcbench-own "$done_file" "$@"
+rc=$?
+reading first >&2
+exit $rc
+"""
+
+# Where the cgroup of a compute host's process is, and whether the host
+# mounts cgroup2 beside v1 (hybrid); $1: the pid.
+_CGROUP = r"""
+cat "/proc/$1/cgroup" && echo "== self" && cat /proc/self/cgroup || exit
+echo "== unified"
+[ -d /sys/fs/cgroup/unified ] && echo yes
+exit 0
+"""
+
+
+def split_readings(text):
+    """(text without its Readings, [each Reading's text])."""
+    rest, readings, inside = [], [], None
+    for line in text.splitlines():
+        if line == "== reading":
+            inside = []
+            continue
+        if inside is None:
+            rest.append(line)
+            continue
+        inside.append(line)
+        if line == "== end":
+            readings.append("\n".join(inside))
+            inside = None
+    if inside is not None:
+        readings.append("\n".join(inside))  # cut short: parse says so
+    return "\n".join(rest) + ("\n" if rest else ""), readings
+
+
+def parse_sections(text):
+    """{section: text} of a command's "== name" sections."""
+    found, name, lines = {}, None, []
+    for line in text.splitlines():
+        if line.startswith("== "):
+            if name is not None:
+                found[name] = "\n".join(lines)
+            name, lines = line[3:], []
+        else:
+            lines.append(line)
+    if name is not None:
+        found[name] = "\n".join(lines)
+    return found
+
+
+def parse_reading(text, at, host, sources):
+    """A Reading from the text _SCRIPT wrote. Pure.
+
+    sources: {instance name: source}.
+    """
+    sections = parse_sections(text)
+    if "end" not in sections:
+        raise ValueError("the reading of %s ended early: %r"
+                         % (host, text[-300:]))
+    cpu_times, busy, running = cpu.parse_stat(sections["stat"])
+    own = sum(ticks for _, ticks in cpu.parse_processes(
+        sections.get("own", "")).values())
+    own += sum(int(line) for line in sections.get("finished", "").split()
+               if line.isdigit())
+    processes = cpu.parse_processes(sections.get("processes", ""))
+    instances = {}
+    for name, source in sources.items():
+        seconds = _seconds(source,
+                           lambda path: sections["usage " + path],
+                           lambda: processes)
+        if seconds is not None:
+            instances[name] = seconds
+    return Reading(at, host, cpu_times, running, busy / cpu.TICKS,
+                   own / cpu.TICKS, instances)
+
+
+class ComputeHost:
+    """A compute host, read through an executor that runs there.
+
+    executor: a core.base.Executor on that host (core.ssh's, as the
+    native twin's), closed with this view.
+    """
+
+    def __init__(self, name, executor, conf, timeout=60):
+        self.name = name
+        self.executor = executor
+        self.timeout = timeout
+        self.registry = foreign_load.Registry(conf, host=name)
+        # per host: hosts that share a machine (a test cloud's) must not
+        # count each other's twins
+        self.key = "%s-%s" % (foreign_load.owner_key(), re.sub(
+            r"[^A-Za-z0-9_.-]", "_", name))
+        self.done_file = "/tmp/rcbench-own-%s" % self.key
+        self._captured = None  # a window's Readings, from owned() runs
+
+    def _argv(self, mode, stat_at, sources):
+        return ["sh", "-c", _SCRIPT, "rcbench-host", mode, self.key,
+                self.done_file, stat_at,
+                "\n".join(sorted(set(sources.values())))]
+
+    def read(self, before=False):
+        """A Reading; before: one that opens a run's window."""
+        sources = self.registry.sources()
+        sent = time.monotonic()
+        result = self.executor.run(
+            self._argv("read", "last" if before else "first", sources),
+            self.timeout)
+        received = time.monotonic()
+        # where in the round trip /proc/stat was read
+        at = received if before else sent
+        result.check("reading the CPU of compute host %s" % self.name)
+        _, readings = split_readings(result.stdout)
+        if not readings:
+            raise ValueError("the reading of %s said nothing: %r"
+                             % (self.name, result.stdout[-300:]))
+        return parse_reading(readings[0], at, self.name, sources)
+
+    @contextlib.contextmanager
+    def window(self, owned=False):
+        """The Readings around a run: window.readings = (before, after).
+
+        owned: the run's commands go through owned(): each carries its
+        own Readings (the first's before, the last's after are kept),
+        so the window holds no round trip. Else read before and after.
+        """
+        found = Window(self)
+        if owned:
+            self._captured = []
+        else:
+            found.before = _guarded(self, before=True)
+        try:
+            yield found
+        finally:
+            captured, self._captured = self._captured, None
+            if captured:
+                found.before, found.after = captured[0][0], captured[-1][1]
+            elif found.before is not None or not owned:
+                found.after = _guarded(self) if found.before else None
+
+    def register(self, name, driver, instance):
+        """Count the instance's CPU as the task's own on this host.
+
+        driver.host_pid_command(instance): the argv that prints the
+        instance's main process id on its compute host.
+        """
+        argv = driver.host_pid_command(instance)
+        if not argv:
+            raise base.DriverError("%s: its engine does not say which "
+                                   "process it is" % instance.name)
+        found = self.executor.run(argv, self.timeout)
+        pid = found.stdout.strip().split()[-1] if found.exit_code == 0 \
+            and found.stdout.strip() else ""
+        if not pid.isdigit():
+            raise base.DriverError(
+                "%s: no process of %s on compute host %s (%s): %s"
+                % (instance.name, instance.id, self.name, shlex.join(argv),
+                   (found.stderr or found.stdout).strip()[-300:]))
+        source = self._usage_source(int(pid))
+        self.registry.add(name, source)
+        return source
+
+    def _usage_source(self, pid):
+        result = self.executor.run(["sh", "-c", _CGROUP, "rcbench-cgroup",
+                                    str(pid)], self.timeout)
+        if result.exit_code != 0:
+            return "pid:%d" % pid
+        sections = parse_sections("== pid\n" + result.stdout)
+        unified = sections.get("unified", "").strip() == "yes"
+        usage = cpu.cgroup_usage_file(sections.get("pid", ""), unified)
+        own = cpu.cgroup_usage_file(sections.get("self", ""), unified)
+        if usage and usage != own and self.executor.run(
+                ["test", "-r", usage], self.timeout).exit_code == 0:
+            return usage
+        return "pid:%d" % pid
+
+    def discard(self, name):
+        self.registry.discard(name)
+
+    def owned(self, executor=None):
+        """An executor whose commands count as the measurement's own here."""
+        return OwnedExecutor(executor or self.executor, self)
+
+    def _capture(self, sent, received, stderr, sources):
+        """The Readings a window's command wrote: (before, after) kept."""
+        rest, readings = split_readings(stderr)
+        if getattr(self, "_captured", None) is not None \
+                and len(readings) == 2:
+            self._captured.append((
+                parse_reading(readings[0], sent, self.name, sources),
+                parse_reading(readings[1], received, self.name, sources)))
+        return rest
+
+    def close(self):
+        self.executor.close()
+
+
+class OwnedExecutor(base.Executor):
+    """Runs commands on a compute host marked as the measurement's own.
+
+    Each runs between two Readings of the host (ComputeHost.window).
+    """
+
+    def __init__(self, inner, host):
+        self.inner = inner
+        self.kind = inner.kind
+        self.host = host
+
+    @property
+    def instance(self):
+        return getattr(self.inner, "instance", None)
+
+    def run(self, argv, timeout, cwd=None):
+        argv = [str(a) for a in argv]
+        sources = self.host.registry.sources()
+        sent = time.monotonic()
+        result = self.inner.run(
+            self.host._argv("window", "-", sources) + argv, timeout,
+            cwd=cwd)
+        stderr = self.host._capture(sent, time.monotonic(), result.stderr,
+                                    sources)
+        # The command as the results show it: the tool's, not the mark's.
+        return dataclasses.replace(result, command=shlex.join(argv),
+                                   stderr=stderr)
+
+    def describe(self):
+        return self.inner.describe()
+
+    def close(self):
+        self.inner.close()

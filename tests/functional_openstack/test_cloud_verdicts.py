@@ -1,0 +1,195 @@
+"""The periodic job through rcbench decide on the real test cloud.
+
+One run of ``rcbench periodic --decide`` (as tox -e periodic and the Zuul
+job run it) with tasks/kvm_vs_docker.yaml and tasks/args/aio-quick.yaml:
+native, QEMU (TCG here), libvirt-LXC and Zun, each test in an instance
+paired with its native twin on the instance's own compute host (the
+cloud's hosts at their own addresses: compute_hosts), a step's servers
+spread over their kind's two hosts, rounds until the cells are decided
+or the budget ends, one guest image for the whole task, every host's
+image cache warmed first; then exported, made the baseline, and
+everything it left looked for. Skips without the cloud.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from rally_container_bench.report import comparison
+from tests.functional import helpers
+from tests.functional_openstack import cloud
+
+PLATFORMS = ("native", "nova-qemu-tcg", "nova-lxc", "zun-runc")
+
+
+class CloudVerdictsTestCase(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        spec = cloud.env_spec()
+        cls.home = helpers.RallyHome({"foreign_load_limit":
+                                      cloud.CLOUD_LIMIT})
+        cls.tmp = tempfile.mkdtemp(prefix="rcbench-cloud-verdicts-")
+        cls.results = os.path.join(cls.tmp, "results")
+        cls.baseline = os.path.join(cls.results, "baseline.json")
+        cls.hosts = cloud.compute_hosts()
+        # a hang detector, not a target: the args' budget is 300 s
+        cls.proc = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "periodic", "--decide",
+             "--task", cloud.TASK, "--task-args-file", cloud.ARGS,
+             "--task-args", json.dumps({"compute_hosts": cls.hosts}),
+             "--results", cls.results, "--baseline", cls.baseline,
+             "--promote-if-missing", "--rally-config", cls.home.conf],
+            capture_output=True, text=True, cwd=helpers.TOP, timeout=1800,
+            env=dict(os.environ, HOME=cls.home.path,
+                     XDG_CACHE_HOME=helpers.CACHE_HOME,
+                     RCBENCH_ENV_SPEC=spec))
+        cls.run_dir = os.path.realpath(os.path.join(cls.results, "latest"))
+        cls.report = cls.document = None
+        if os.path.isfile(os.path.join(cls.run_dir, "rally.json")):
+            with open(os.path.join(cls.run_dir, "rally.json")) as f:
+                cls.document = json.load(f)
+            cls.report = comparison.build([cls.document])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.home.close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def setUp(self):
+        self.assertEqual(0, self.proc.returncode,
+                         self.proc.stdout[-4000:] + self.proc.stderr[-3000:])
+
+    def workloads(self, prefix):
+        found = [w for w in helpers.workloads(self.document)
+                 if any(name.startswith(prefix) for name in w["scenario"])]
+        self.assertTrue(found, prefix)
+        return found
+
+    def iterations(self, prefix=""):
+        for workload in self.workloads(prefix):
+            for iteration in workload["data"]:
+                yield workload, iteration
+
+    def test_the_run_passes_and_exports_everything(self):
+        self.assertIn("created Rally env rcbench-periodic", self.proc.stdout)
+        for name in ("rally.json", "report.html", "junit.xml",
+                     "comparison.html", "comparison.md", "decide.json",
+                     "run.json"):
+            self.assertTrue(os.path.getsize(os.path.join(self.run_dir,
+                                                         name)), name)
+        self.assertTrue(os.path.isfile(self.baseline))
+        with open(os.path.join(self.run_dir, "junit.xml")) as f:
+            junit = f.read()
+        self.assertIn('failures="0"', junit)
+        with open(os.path.join(self.run_dir, "run.json")) as f:
+            run = json.load(f)
+        self.assertTrue(run["decide"])
+        self.assertEqual([t["uuid"] for t in self.document["tasks"]],
+                         run["rally_tasks"])
+
+    def test_every_cell_ran_without_failures_and_is_decided_or_says_why(self):
+        proc = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "summary",
+             os.path.join(self.run_dir, "rally.json"), "--expect-platforms",
+             "nova-lxc", "zun-runc", "--expect-concurrency", "1", "2"],
+            capture_output=True, text=True)
+        self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
+        labels = {p["label"] for p in self.report["platforms"]}
+        self.assertEqual(set(PLATFORMS), labels)
+        with open(os.path.join(self.run_dir, "decide.json")) as f:
+            summary = json.load(f)
+        self.assertEqual(10, summary["cells"])  # 5 steps x 2 tests
+        self.assertEqual([], summary["sla_failed"])
+        # every cell decided, or listed with the tests still open
+        listed = sum(len(u.split(": ")[1].split(", "))
+                     for u in summary["undecided"])
+        self.assertEqual(summary["cells"], summary["decided"] + listed)
+
+    def test_each_test_paired_on_its_instances_own_compute_host(self):
+        pattern = "each test paired with a native twin on the instance's"
+        seen = set()
+        for _, iteration in self.iterations("NovaInstances."):
+            env = helpers.environment(iteration)
+            self.assertIn(env["compute_host"], self.hosts["hosts"])
+            self.assertEqual(env["compute_host"], env["twin_host"])
+            self.assertIn(pattern, env["pairing"])
+            seen.add(env["compute_host"])
+            rows = helpers.table_rows(iteration, "validity")
+            self.assertTrue(rows)
+            for row in rows:
+                # read on the instance's host, never on the Rally host
+                self.assertEqual(env["compute_host"], row["host"], row)
+        # a step's servers spread over both hosts of each kind
+        self.assertEqual({"aio-qemu", "aio-lxc", "aio-lxc-2"} - seen, set())
+        for _, iteration in self.iterations("ZunContainers."):
+            env = helpers.environment(iteration)
+            self.assertEqual(env["compute_host"], env["twin_host"])
+
+    def test_the_report_shows_placement_and_rows_per_host(self):
+        cells = {(c["platform"], c["concurrency"]): c
+                 for c in self.report["placement"]}
+        self.assertEqual({"aio-lxc", "aio-lxc-2"},
+                         set(cells[("nova-lxc", 2)]["hosts"]))
+        self.assertEqual({"aio-lxc", "aio-lxc-2"}, {
+            r["host"] for r in self.report["host_rows"]
+            if r["platform"] == "nova-lxc"})
+        with open(os.path.join(self.run_dir, "comparison.md")) as f:
+            text = f.read()
+        self.assertIn("## Placement: where the instances ran", text)
+        self.assertIn("aio-lxc-2", text)
+
+    def test_one_guest_image_for_the_task_and_warm_caches(self):
+        images = {}
+        for workload, iteration in self.iterations("NovaInstances."):
+            env = helpers.environment(iteration)
+            images.setdefault(env["runtime"], set()).add(env["nova_image"])
+            self.assertIn(env["image_cache"].split(" ")[0],
+                          ("warmed", "cached"), env["image_cache"])
+        # per round (a task each): one image per hypervisor form
+        rounds = len(self.document["tasks"])
+        for runtime, found in images.items():
+            self.assertLessEqual(len(found), rounds, runtime)
+
+    def test_phases_with_network_steps_and_engine_times(self):
+        for _, iteration in self.iterations():
+            self.assertFalse(iteration["error"])
+            actions = {a["name"]: a for a in iteration["atomic_actions"]}
+            for phase in ("build", "network", "delete"):
+                self.assertGreater(actions[phase]["finished_at"],
+                                   actions[phase]["started_at"])
+            self.assertEqual(["ping", "ssh"], [
+                c["name"] for c in actions["network"]["children"]])
+            cpu, memory = helpers.cpu_and_memory_rates(iteration)
+            self.assertGreater(cpu, 0)
+        runtimes = set()
+        for _, iteration in self.iterations("NovaInstances."):
+            tables = helpers.key_value_tables(iteration)
+            env = tables["environment"]
+            runtimes.add((env["runtime"], env.get("acceleration", "")))
+            times = tables["engine timestamps"]
+            build = "create.compute__do_build_and_run_instance"
+            self.assertLessEqual(float(times[build + ".start"]),
+                                 float(times[build + ".finish"]))
+        # TCG here, never called kvm; LXC has no acceleration.
+        self.assertEqual({("qemu", "tcg"), ("lxc", "")}, runtimes)
+        for _, iteration in self.iterations("ZunContainers."):
+            env = helpers.environment(iteration)
+            self.assertEqual(("zun", "runc", "ifnotpresent"),
+                             (env["driver"], env["runtime"],
+                              env["image_pull_policy"]))
+
+    def test_nothing_left_behind(self):
+        left = cloud.leftovers()
+        self.assertEqual({key: [] for key in left}, left)
+
+    def test_no_secret_in_what_it_printed_or_wrote(self):
+        password = cloud.read_secrets()["ADMIN_PASS"]
+        self.assertNotIn(password, self.proc.stdout + self.proc.stderr)
+        for name in os.listdir(self.run_dir):
+            with open(os.path.join(self.run_dir, name),
+                      errors="replace") as f:
+                self.assertNotIn(password, f.read(), name)

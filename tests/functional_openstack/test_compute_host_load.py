@@ -1,0 +1,95 @@
+"""Foreign load read on the instance's compute host, not the Rally host.
+
+The test cloud's aio-lxc runs its instances (and its native twins, and
+its sshd) on the first CPU, aio-lxc-2 on the last, and each reads
+/proc/stat as a host of those CPUs alone (lxcfs); the Rally host sees
+both. A CPU hog pinned to the last CPU, outside everything of the task,
+runs through a task of two libvirt-LXC servers spread over the two hosts,
+KEK's plain boot-and-delete beside them. The runs on aio-lxc-2 are
+disturbed and measured again; the runs on aio-lxc are not. Read on the
+Rally host, both would be disturbed: this test would fail. Runs alone
+(tox.ini): the hog would disturb the other tests, and they its readings.
+"""
+
+import json
+import os
+import subprocess
+import unittest
+
+from tests.functional import helpers
+from tests.functional_openstack import cloud
+
+TASK_ARGS = {"platforms": ["container"], "container": "nova-lxc",
+             "concurrency": [2], "waves": 2, "spread": True,
+             "boot_and_delete": [2], "tests": ["quick-cpu"]}
+
+
+class ComputeHostLoadTestCase(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.home = cloud.aio_rally_home({"foreign_load_limit":
+                                         cloud.CLOUD_LIMIT})
+        last = os.cpu_count() - 1
+        if last < 1:
+            cls.home.close()
+            raise unittest.SkipTest("one CPU: aio-lxc and aio-lxc-2 share it")
+        # two spinning processes on the last CPU: whatever else runs
+        # there gets at most a third of it
+        cls.hog = subprocess.Popen(
+            ["taskset", "-c", str(last), "sh", "-c",
+             "while :; do :; done & while :; do :; done"],
+            start_new_session=True)
+        try:
+            args = dict(TASK_ARGS, compute_hosts=cloud.compute_hosts())
+            cls.uuid, _ = cls.home.start(
+                cloud.TASK, "--task-args-file", cloud.ARGS, "--task-args",
+                json.dumps(args), timeout=1200)
+        finally:
+            helpers.kill_group(cls.hog.pid)
+            cls.hog.wait()
+        cls.report = cls.home.results(cls.uuid)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.home.close()
+
+    def runs_by_host(self):
+        found = {}
+        for workload in helpers.workloads(self.report):
+            if "NovaInstances.boot_sysbench_delete" not in workload[
+                    "scenario"]:
+                continue
+            for iteration in workload["data"]:
+                self.assertFalse(iteration["error"])
+                env = helpers.environment(iteration)
+                for row in helpers.table_rows(iteration, "validity"):
+                    # read on the instance's own host
+                    self.assertEqual(env["compute_host"], row["host"])
+                    found.setdefault(row["host"], []).append(row)
+        return found
+
+    def test_the_hogs_host_is_disturbed_and_the_other_is_not(self):
+        found = self.runs_by_host()
+        self.assertEqual({"aio-lxc", "aio-lxc-2"}, set(found))
+        for row in found["aio-lxc-2"]:
+            self.assertEqual("yes", row["disturbed"], row)
+            self.assertGreater(float(row["foreign_cores"]), cloud.CLOUD_LIMIT)
+        # each measured again, then left out
+        self.assertIn("left out: disturbed",
+                      {r["verdicts"] for r in found["aio-lxc-2"]})
+        self.assertGreater(max(int(r["attempt"]) for r in found["aio-lxc-2"]),
+                           1)
+        for row in found["aio-lxc"]:
+            self.assertEqual("no", row["disturbed"], row)
+            # its wave measured again with its disturbed member; its own
+            # last runs count
+            self.assertIn(row["verdicts"], ("re-measured", "used"), row)
+        self.assertIn("used", {r["verdicts"] for r in found["aio-lxc"]})
+
+    def test_the_plain_boot_and_delete_ran_on_both_hosts(self):
+        (workload,) = [w for w in helpers.workloads(self.report)
+                       if "NovaInstances.boot_and_delete" in w["scenario"]]
+        hosts = {helpers.environment(i)["compute_host"]
+                 for i in workload["data"] if not i["error"]}
+        self.assertEqual({"aio-lxc", "aio-lxc-2"}, hosts)

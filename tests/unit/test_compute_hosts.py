@@ -1,0 +1,44 @@
+"""How the Rally host reaches compute hosts (validity.compute_hosts):
+the map checked, a template filled in, versions compared. Logging in is
+done for real against the test cloud's hosts
+(tests/functional_openstack)."""
+
+import unittest
+
+from rally_container_bench.validity import compute_hosts as access
+
+
+class ComputeHostsTestCase(unittest.TestCase):
+
+    def test_a_template_for_all_and_overrides_per_host(self):
+        spec = access.parse({"address": "{host}.mgmt", "user": "stack",
+                             "hosts": {"c2": {"address": "192.0.2.2",
+                                              "port": 2222}}})
+        one = access.access(spec, "c1")
+        self.assertEqual(("c1.mgmt", 22, "stack", "~/.ssh/id_rsa",
+                          "sysbench", "/tmp"),
+                         (one.address, one.port, one.user, one.key_file,
+                          one.sysbench, one.workdir))
+        two = access.access(spec, "c2")
+        self.assertEqual("stack@192.0.2.2:2222", two.describe())
+        self.assertEqual("root@c3:22", access.access({}, "c3").describe())
+
+    def test_bad_maps_say_what_is_wrong(self):
+        for spec, words in (
+                ([], "is a mapping"),
+                ({"adress": "x"}, "unknown key(s) adress"),
+                ({"port": "22"}, "compute_hosts.port is a int"),
+                ({"hosts": {"c1": {"user": 0}}},
+                 "compute_hosts.hosts.c1.user is a str"),
+                ({"hosts": {"c1": {"hosts": {}}}}, "unknown key hosts"),
+                ({"address": "{name}"}, "only {host} may be filled in")):
+            with self.assertRaises(access.ComputeHostError) as found:
+                access.parse(spec)
+            self.assertIn(words, str(found.exception))
+        self.assertIsNone(access.parse(None))
+
+    def test_versions_compared_by_number(self):
+        self.assertEqual("1.0.20", access.version_of(
+            "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)"))
+        self.assertEqual("0.4.12", access.version_of("sysbench 0.4.12"))
+        self.assertIsNone(access.version_of("command not found"))
