@@ -81,10 +81,12 @@ def cells_of(args):
     """{(cell, step): [test presets]} of the run, natives left out."""
     steps = args.get("concurrency", [1, 2])
     limits = args.get("max_concurrency", {})
+    floors = args.get("min_concurrency", {})
     return {(cell, step): list(args.get("tests", []))
             for cell in units_of(args)
             for step in steps
-            if step <= limits.get(cell.split(":")[0], step)}
+            if floors.get(cell.split(":")[0], step) <= step
+            <= limits.get(cell.split(":")[0], step)}
 
 
 def natives_alone(args):
