@@ -6,12 +6,28 @@
     rcbench gate BASELINE_JSON CANDIDATE_JSON [--thresholds F] [--all]
     rcbench diff BASELINE_JSON CANDIDATE_JSON [--floor F | --thresholds F]
                  [--out DIR]
-    rcbench promote RUN_DIR BASELINE_JSON
+    rcbench promote RUN_DIR [BASELINE_JSON] [--database URL [--job NAME]]
+    rcbench periodic-import DIR --database URL --job NAME
 """
 
 import json
 import os
 import sys
+
+
+def _database(args):
+    """The shared database's connection, or None.
+
+    --database, $RCBENCH_DATABASE, or the first line of
+    $RCBENCH_DATABASE_FILE (Zuul writes its secret there, mode 600: out of
+    every process's environment).
+    """
+    found = args.database or os.environ.get("RCBENCH_DATABASE")
+    path = os.environ.get("RCBENCH_DATABASE_FILE")
+    if not found and path:
+        with open(path) as f:
+            found = f.readline().strip()
+    return found or None
 
 
 def _periodic(args):
@@ -24,7 +40,9 @@ def _periodic(args):
         baseline=args.baseline, thresholds=args.thresholds,
         trend=args.trend, promote=args.promote,
         promote_if_missing=args.promote_if_missing, rally=args.rally,
-        rally_config=args.rally_config, decide=args.decide)
+        rally_config=args.rally_config, decide=args.decide,
+        database=_database(args),
+        job=args.job or os.environ.get("RCBENCH_JOB") or None)
     return periodic.run(options, log=lambda line: print(line, flush=True))
 
 
@@ -77,11 +95,51 @@ def _gate(args):
 
 
 def _promote(args):
-    from rally_container_bench import periodic
+    from rally_container_bench import periodic_db
+    from rally_container_bench import periodic_history
     if not os.path.isfile(os.path.join(args.run_dir, "rally.json")):
         raise ValueError("%s has no rally.json: not a run of rcbench "
                          "periodic" % args.run_dir)
-    periodic.promote(args.run_dir, args.baseline, log=print)
+    database = _database(args)
+    if not database:
+        if not args.baseline:
+            raise ValueError("give BASELINE_JSON, or --database (or "
+                             "$RCBENCH_DATABASE) for the shared database")
+        periodic_history.promote(args.run_dir, args.baseline, log=print)
+        return 0
+    with open(os.path.join(args.run_dir, "run.json")) as f:
+        run = json.load(f)
+    job = args.job or run.get("job") or periodic_db.job_name(
+        run["task"], run.get("task_args_file"))
+    store = periodic_db.Database(database, job, args.rally_config)
+    try:
+        print(store.open())
+        periodic_history.promote(args.run_dir, args.baseline, print, store,
+                                 run["rally_tasks"])
+    finally:
+        store.close()
+    return 0
+
+
+def _import(args):
+    from rally_container_bench import periodic
+    from rally_container_bench import periodic_db
+    database = _database(args)
+    if not database:
+        raise ValueError("give --database (or $RCBENCH_DATABASE): where the "
+                         "runs go")
+    store = periodic_db.Database(database, args.job, args.rally_config)
+    try:
+        print(store.open())
+        rally = periodic.Rally(args.rally, store.conf, store.secrets)
+        options = periodic.Options(task="", results=args.results,
+                                   env=args.env, local_env=True)
+        periodic.ensure_env(rally, options, print)
+        found = periodic_db.import_results(rally, store, args.results,
+                                           args.env, print)
+    finally:
+        store.close()
+    print("imported %d run(s) into job %s" % (found, args.job))
     return 0
 
 
@@ -122,6 +180,7 @@ def add_parsers(sub):
                    help="run the task through rcbench decide: rounds "
                         "until every cell has a verdict or the budget of "
                         "the args file's decide mapping ends")
+    _database_args(p)
     p.set_defaults(func=_periodic)
 
     p = sub.add_parser("gate", help="a run against a baseline run: exit 1 "
@@ -151,8 +210,43 @@ def add_parsers(sub):
 
     p = sub.add_parser("promote", help="make a periodic run the baseline")
     p.add_argument("run_dir", metavar="RUN_DIR")
-    p.add_argument("baseline", metavar="BASELINE_JSON")
+    p.add_argument("baseline", metavar="BASELINE_JSON", nargs="?",
+                   help="the baseline file (with --database: also)")
+    p.add_argument("--rally-config", metavar="FILE",
+                   help="rally --config-file FILE")
+    _database_args(p)
     p.set_defaults(func=_promote)
+
+    p = sub.add_parser("periodic-import", help="bring a periodic job's "
+                       "results directory (its runs and baseline.json) "
+                       "into a shared Rally database")
+    p.add_argument("results", metavar="DIR")
+    p.add_argument("--job", required=True,
+                   help="the job the runs are of (as rcbench periodic "
+                        "--job)")
+    p.add_argument("--database", metavar="URL",
+                   help="Rally database connection (default: "
+                        "$RCBENCH_DATABASE)")
+    p.add_argument("--env", default="rcbench-periodic",
+                   help="the Rally env the tasks go to (made if missing)")
+    p.add_argument("--rally", default=_rally_next_to_us(),
+                   help="the rally command")
+    p.add_argument("--rally-config", metavar="FILE",
+                   help="rally --config-file FILE (its other settings)")
+    p.set_defaults(func=_import)
+
+
+def _database_args(p):
+    p.add_argument("--database", metavar="URL",
+                   help="a Rally database every run shares (e.g. "
+                        "postgresql://user:password@host/rally; default: "
+                        "$RCBENCH_DATABASE): the runs, the baseline and the "
+                        "trends live there, nothing on the node")
+    p.add_argument("--job", metavar="NAME",
+                   help="the job's name in that database (default: "
+                        "$RCBENCH_JOB, else the task file's and args "
+                        "file's names): jobs sharing it keep their own "
+                        "runs and baseline")
 
 
 def _rally_next_to_us():

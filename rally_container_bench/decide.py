@@ -26,13 +26,13 @@ import statistics
 import sys
 import time
 
+from rally_container_bench import decide_budget as budget
 from rally_container_bench.engines import catalog
 from rally_container_bench.engines import registry
 from rally_container_bench import rally_runs
 from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import render
-from rally_container_bench.report import results
 from rally_container_bench.report import sequential
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -168,7 +168,7 @@ def headline_rows(report, label, step, preset):
 
 
 def decide(rally, task, args, env, out, budget, max_rounds, pairs,
-           margins=None, stream=sys.stdout):
+           margins=None, stream=sys.stdout, tags=("rcbench-decide",)):
     """Run rounds; write the reports into out; return (summary, report).
 
     margins: {kind: fraction or "auto"}; an "auto" kind's margin is chosen
@@ -176,15 +176,16 @@ def decide(rally, task, args, env, out, budget, max_rounds, pairs,
     (report.sequential.margin_from_noise), its floor the default margin.
     """
     run = SequentialRun(rally, task, args, env, out, budget, max_rounds,
-                        pairs, margins, stream)
+                        pairs, margins, stream, tags)
     return run.run()
 
 
 class SequentialRun:
 
     def __init__(self, rally, task, args, env, out, budget, max_rounds,
-                 pairs, margins, stream):
+                 pairs, margins, stream, tags=("rcbench-decide",)):
         self.rally, self.task, self.args, self.env = rally, task, args, env
+        self.tags = list(tags)
         self.out, self.budget, self.looks = out, budget, max_rounds
         self.pairs = pairs
         self.cells = cells_of(args)
@@ -245,9 +246,10 @@ class SequentialRun:
 
     def _rounds(self, interrupt):
         left, uuids, rounds = dict(self.cells), [], []
+        planned = left  # the cells the next round runs
         for number in range(1, self.looks + 1):
             started = time.monotonic()
-            plan = plan_round(left, number, self.args.get("seed", 1),
+            plan = plan_round(planned, number, self.args.get("seed", 1),
                               self.pairs,
                               self.natives if number == 1 else ())
             uuid = self._round(number, plan, interrupt)
@@ -270,12 +272,21 @@ class SequentialRun:
                                  decided, self.total))
             if interrupt.seen or decided == self.total:
                 break
-            if self.progress.elapsed() + next_round_s(
-                    document, uuid, left, seconds) > self.budget:
+            costs, overhead = budget.cell_costs(document, uuid, left,
+                                                seconds)
+            room = self.budget - self.progress.elapsed()
+            planned = budget.fit_cells(left, costs, overhead, room)
+            undecided_now = sum(1 for tests in left.values() if tests)
+            if not planned:
                 self.progress.say("stopping: another round would not end "
                                   "within the budget of %s"
                                   % rally_runs.minutes(self.budget))
                 break
+            if len(planned) < undecided_now:
+                self.progress.say(
+                    "next round: the %d undecided cell(s) of %d that fit "
+                    "in the %s left" % (len(planned), undecided_now,
+                                        rally_runs.minutes(room)))
         return left, uuids, rounds
 
     def _round(self, number, plan, interrupt):
@@ -287,7 +298,7 @@ class SequentialRun:
             if os.path.exists(self.log_path) else 0
         uuid, code = rally_runs.run_round(self.rally, self.task, round_args,
                                           self.env, self.log_path,
-                                          self.progress, plan)
+                                          self.progress, plan, self.tags)
         if interrupt.seen and uuid is None:
             return None
         status = rally_runs.task_status(self.rally, uuid) if uuid \
@@ -330,33 +341,6 @@ class SequentialRun:
                    "%.2f %%" % (100 * sd), len(spreads[kind]),
                    self.pairs * rounds))
         return comparison.build([document], margins=self.margins)
-
-
-def next_round_s(document, uuid, left, seconds):
-    """Seconds the next round may take.
-
-    The cells still undecided, each as long as its workload took in round
-    uuid (for the share of its tests left), plus what the round spent
-    outside its workloads.
-    """
-    total, spent = 0.0, 0.0
-    for task in document["tasks"]:
-        if task.get("uuid") != uuid:
-            continue
-        for subtask in task["subtasks"]:
-            for workload in subtask["workloads"]:
-                args = next(iter(workload["scenario"].values())) or {}
-                step = next(iter(workload["runner"].values()))[
-                    "concurrency"]
-                took = workload.get("full_duration") or 0.0
-                spent += took
-                tests = args.get("tests") or []
-                cell = (results.round_config(workload) or {}).get(
-                    "cell") or args.get("driver")
-                still = left.get((cell, step)) or []
-                if tests and still:
-                    total += took * len(still) / len(tests)
-    return total + max(0.0, seconds - spent)
 
 
 def _label(report, cell):

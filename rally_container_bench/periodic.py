@@ -31,11 +31,12 @@ import datetime
 import json
 import os
 import re
-import shutil
 import subprocess
 
+from rally_container_bench import periodic_db
+from rally_container_bench import periodic_decide
+from rally_container_bench import periodic_history as history
 from rally_container_bench.report import gate
-from rally_container_bench.report import trends
 
 _UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
                       r"[0-9a-f]{12}")
@@ -66,26 +67,36 @@ class Options:
     rally: str = "rally"
     rally_config: str | None = None
     decide: bool = False
+    database: str | None = None  # a shared Rally DB (periodic_db)
+    job: str | None = None
 
 
 class Rally:
     """The rally CLI, as an operator would type it."""
 
-    def __init__(self, executable, config_file=None):
+    def __init__(self, executable, config_file=None, secrets=()):
         self.argv = [executable] + (["--config-file", config_file]
                                     if config_file else [])
+        self.secrets = [s for s in secrets if s]
 
     def __call__(self, *args, check=True, quiet=False):
         proc = subprocess.run(self.argv + list(args), capture_output=True,
                               text=True, env=dict(os.environ, COLUMNS="200"))
         if check and proc.returncode != 0:
             # Never the env spec: rally env commands may print passwords.
-            shown = "" if quiet else (proc.stdout + proc.stderr)[-3000:]
+            shown = "" if quiet else self.hide(
+                (proc.stdout + proc.stderr)[-3000:])
             raise PeriodicError("rally %s failed (exit %d)%s" % (
                 " ".join(args[:2]), proc.returncode,
                 ": " + shown if shown else " (output not shown: it may hold "
                                            "credentials)"))
         return proc
+
+    def hide(self, text):
+        """text without the secrets Rally was given (a DB password)."""
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return text
 
 
 def validate(options):
@@ -132,9 +143,10 @@ def ensure_env(rally, options, log):
     log("created Rally env %s" % options.env)
 
 
-def start_task(rally, options, log):
-    args = ["task", "start", options.task, "--env", options.env,
-            "--tag", "rcbench-periodic"]
+def start_task(rally, options, log, tags=("rcbench-periodic",)):
+    args = ["task", "start", options.task, "--env", options.env]
+    for tag in tags:
+        args += ["--tag", tag]
     if options.task_args_file:
         args += ["--task-args-file", options.task_args_file]
     if options.task_args:
@@ -161,167 +173,64 @@ def export(rally, uuid, run_dir):
           run_dir)
 
 
-def previous_runs(results, limit):
-    """Run directories with results, oldest first (the newest limit)."""
-    if not os.path.isdir(results):
-        return []
-    found = sorted(name for name in os.listdir(results)
-                   if _STAMP_RE.match(name) and os.path.isfile(
-                       os.path.join(results, name, "rally.json")))
-    return found[-limit:] if limit else []
-
-
-_STAMP_RE = re.compile(r"^\d{8}T\d{6}Z$")
-
-
-def _load(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def gate_run(options, run_dir, log):
-    """True when the gate found a regression; writes gate.txt/.json."""
-    if not options.baseline:
-        return False
-    if not os.path.isfile(options.baseline):
-        log("no baseline at %s: nothing to gate against (--promote makes "
-            "this run the baseline)" % options.baseline)
-        return False
-    thresholds = gate.Thresholds.load(options.thresholds)
-    findings, only, failed = gate.compare(
-        [_load(options.baseline)], [_load(os.path.join(run_dir,
-                                                       "rally.json"))],
-        thresholds)
-    text = gate.format_findings(findings, only, failed)
-    with open(os.path.join(run_dir, "gate.txt"), "w") as f:
-        f.write(gate.format_findings(findings, only, failed,
-                                     everything=True) + "\n")
-    with open(os.path.join(run_dir, "gate.json"), "w") as f:
-        json.dump({"baseline": os.path.abspath(options.baseline),
-                   "findings": [f._asdict() for f in findings],
-                   "only": {k: [list(key) for key in v]
-                            for k, v in only.items()}},
-                  f, indent=2)
-    log("gate against %s:\n%s" % (options.baseline, text))
-    return any(f.regressed for f in findings)
-
-
-def trend_run(rally, options, run_dir, log):
-    runs = previous_runs(options.results, options.trend)
-    if len(runs) < 2:
-        log("trends: %d run(s) so far, nothing to draw" % len(runs))
-        return
-    files = [os.path.join(options.results, name, "rally.json")
-             for name in runs]
-    rally("task", "trends", *files, "--html-static", "--out",
-          os.path.join(run_dir, "trends.html"))
-    with open(os.path.join(run_dir, "trends.md"), "w") as f:
-        f.write(trends.markdown([(name, _load(path))
-                                 for name, path in zip(runs, files)]))
-    log("trends over %d runs: %s" % (len(runs), os.path.join(
-        run_dir, "trends.md")))
-
-
-def promote(run_dir, baseline, log):
-    os.makedirs(os.path.dirname(os.path.abspath(baseline)), exist_ok=True)
-    shutil.copyfile(os.path.join(run_dir, "rally.json"), baseline)
-    log("promoted %s to the baseline %s" % (run_dir, baseline))
-
-
-def task_args(options):
-    """The task's args: its file's, with --task-args over them."""
-    import yaml
-
-    found = {}
-    if options.task_args_file:
-        with open(options.task_args_file) as f:
-            found = yaml.safe_load(f) or {}
-    if options.task_args:
-        found.update(json.loads(options.task_args))
-    return found
-
-
-def run_decided(rally, options, run_dir, log):
-    """The task as rcbench decide runs it: (uuids, status, sla_failed).
-
-    Rounds until every cell has a verdict or the budget of the args
-    file's decide mapping ends; its files are the run's (rally.json of
-    every round, comparison.*, decide.json), and Rally's HTML report and
-    JUnit XML of every round beside them.
-    """
-    from rally_container_bench import cli_decide
-    from rally_container_bench import decide
-
-    args = task_args(options)
-    settings = dict(cli_decide.DEFAULTS, **args.pop("decide", {}) or {})
-    margins = cli_decide.margins_of(
-        0.02, ["%s=%s" % item for item in sorted(
-            (settings.get("margins") or {}).items())])
-    log("rcbench decide %s: budget %s s, at most %d rounds"
-        % (options.task, settings["budget_s"], settings["max_rounds"]))
+def open_store(options, log):
+    """The shared database of --database (periodic_db), or None."""
+    if not options.database:
+        return None
+    store = periodic_db.Database(
+        options.database, options.job or periodic_db.job_name(
+            options.task, options.task_args_file), options.rally_config)
     try:
-        summary, _ = decide.decide(
-            rally.argv, options.task, args, options.env, run_dir,
-            settings["budget_s"], settings["max_rounds"],
-            settings["pairs_per_round"], margins, stream=_LogStream(log))
-    except decide.DecideError as e:
-        return [], "not run: %s" % e, False
-    uuids = summary["tasks"]
-    os.replace(os.path.join(run_dir, "rally.html"),
-               os.path.join(run_dir, "report.html"))
-    rally("task", "export", *uuids, "--type", "junit-xml", "--to",
-          os.path.join(run_dir, "junit.xml"))
-    log("decided %d of %d cells in %d round(s)" % (
-        summary["decided"], summary["cells"], len(summary["rounds"])))
-    status = "aborted" if summary["interrupted"] else "finished"
-    return uuids, status, bool(summary["sla_failed"])
-
-
-class _LogStream:
-    """decide's progress lines, as the job's log lines."""
-
-    def __init__(self, log):
-        self.log = log
-
-    def write(self, text):
-        for line in text.replace("\r", "\n").splitlines():
-            if line.strip():
-                self.log(line.rstrip())
-
-    def flush(self):
-        pass
-
-    def isatty(self):
-        return False
+        log(store.open())
+    except periodic_db.DatabaseError:
+        store.close()
+        raise
+    return store
 
 
 def run(options, log=print, now=None):
     """The whole job; returns the exit status (OK, FAILED, BROKEN)."""
     validate(options)
-    rally = Rally(options.rally, options.rally_config)
+    store = open_store(options, log)
+    try:
+        return _run(options, log, now, store)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _run(options, log, now, store):
+    rally = Rally(options.rally, store.conf if store else
+                  options.rally_config, store.secrets if store else ())
     ensure_env(rally, options, log)
     stamp = (now or datetime.datetime.now(datetime.timezone.utc)) \
         .strftime("%Y%m%dT%H%M%SZ")
     run_dir = os.path.join(options.results, stamp)
     os.makedirs(run_dir)
+    tags = store.run_tags(stamp) if store else ["rcbench-periodic"]
     if options.decide:
-        uuids, status, sla_failed = run_decided(rally, options, run_dir, log)
+        uuids, status, sla_failed = periodic_decide.run_decided(
+            rally, options, run_dir, log, tags)
         uuid = uuids[-1] if uuids else None
         if not uuids:
             _write_run(run_dir, options, None, BROKEN, [status])
             log(status)
             return BROKEN
     else:
-        uuid, status, sla_failed = _run_once(rally, options, run_dir, log)
+        uuid, status, sla_failed = _run_once(rally, options, run_dir, log,
+                                             tags)
         uuids = [uuid]
         if status not in RAN:
             return BROKEN
-    regressed = gate_run(options, run_dir, log)
-    trend_run(rally, options, run_dir, log)
-    if options.baseline and (options.promote or (
-            options.promote_if_missing
-            and not os.path.isfile(options.baseline))):
-        promote(run_dir, options.baseline, log)
+    baseline, where = history.baseline_of(rally, options, store, run_dir,
+                                          log)
+    regressed = history.gate_run(options, run_dir, log, baseline, where)
+    history.trend_run(rally, options, run_dir, log, store)
+    missing = (not store.baseline()) if store else (
+        options.baseline and not os.path.isfile(options.baseline))
+    if (store or options.baseline) and (
+            options.promote or (options.promote_if_missing and missing)):
+        history.promote(run_dir, options.baseline, log, store, uuids)
     latest = os.path.join(options.results, "latest")
     if os.path.islink(latest):
         os.unlink(latest)
@@ -339,9 +248,9 @@ def run(options, log=print, now=None):
     return result
 
 
-def _run_once(rally, options, run_dir, log):
+def _run_once(rally, options, run_dir, log, tags):
     """One Rally task of the job: (uuid, status, sla_failed)."""
-    uuid, _ = start_task(rally, options, log)
+    uuid, _ = start_task(rally, options, log, tags)
     status = task_status(rally, uuid)
     if status not in RAN:
         # Nothing ran (validation failed, the task crashed): say why, in
@@ -371,4 +280,5 @@ def _write_run(run_dir, options, uuid, result, reasons, uuids=None):
                    "task_args": options.task_args, "env": options.env,
                    "rally_task": uuid, "rally_tasks": uuids or [uuid],
                    "decide": options.decide, "status": result,
-                   "reasons": reasons}, f, indent=2)
+                   "database": periodic_db.mask(options.database) or None,
+                   "job": options.job, "reasons": reasons}, f, indent=2)

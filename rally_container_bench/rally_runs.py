@@ -68,15 +68,19 @@ def minutes(seconds):
     return "%d:%02d" % (seconds // 60, seconds % 60)
 
 
-def run_round(rally, task, args, env, log_path, progress, plan):
-    """Run one round's task; return its uuid (None: it did not start)."""
+def run_round(rally, task, args, env, log_path, progress, plan, tags=None):
+    """Run one round's task; return its uuid (None: it did not start).
+
+    tags: the task's Rally tags (default rcbench-decide).
+    """
     planned = sum(cell[3] for cell in plan)
     progress.update(done=0, planned=planned, where=_where(plan, 0))
     offset = os.path.getsize(log_path) if os.path.exists(log_path) else 0
     with open(log_path, "a") as log:
         proc = subprocess.Popen(
             rally + ["task", "start", task, "--task-args", json.dumps(args),
-                     "--env", env, "--tag", "rcbench-decide"],
+                     "--env", env] + [word for tag in (tags or [
+                         "rcbench-decide"]) for word in ("--tag", tag)],
             stdout=log, stderr=subprocess.STDOUT,
             env=dict(os.environ, COLUMNS="200"))
     uuid, done = None, 0

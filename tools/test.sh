@@ -11,8 +11,17 @@ envs="${1:-pep8,py3,functional}"
 venv="${RCBENCH_VENV:-$top/.venv}"
 # shellcheck source=tools/engines.sh
 . "$top/tools/engines.sh"
+# PostgreSQL for the periodic job's shared-database test (stopped again
+# at the end if this run started it).
+postgres_was_up=$(pg_lsclusters -h 2>/dev/null | awk '$4 == "online"' | head -1)
+"$top/tools/postgres.sh" start >/dev/null
+RCBENCH_TEST_DATABASE=$(cat /var/lib/rcbench-postgres/url)
+export RCBENCH_TEST_DATABASE
+stop_started_postgres() {
+    [ -n "$postgres_was_up" ] || "$top/tools/postgres.sh" stop
+}
 log=$(mktemp)
-trap 'rm -f "$log"; stop_started_engines' EXIT
+trap 'rm -f "$log"; stop_started_engines; stop_started_postgres' EXIT
 set +e
 # The envs side by side (tox run-parallel): style and unit tests run while
 # the functional env installs (uv: mostly I/O), ~2 min sooner than one

@@ -172,16 +172,16 @@ def _collect_step(collected, key, iterations, round_of):
     if round_of:
         collected.rounds[key][round_of.get("round")] = round_of.get("seed")
     for iteration in iterations:
-        for row in _table_rows(iteration, tables.VALIDITY):
+        for row in table_rows(iteration, tables.VALIDITY):
             collected.checks[key].append(row)
-        waits = _table_rows(iteration, tables.START_BARRIER)
+        waits = table_rows(iteration, tables.START_BARRIER)
         if waits:
             collected.synchronised.add(key)
         collected.barrier_timeouts[key] += sum(
             1 for row in waits if row.get("timed_out") == "timed out")
 
 
-def _table_rows(iteration, title):
+def table_rows(iteration, title):
     """[{column: value}] of the iteration's complete table ``title``."""
     for table in iteration.get("output", {}).get("complete", []):
         if table.get("title") == title:
@@ -306,7 +306,7 @@ def _iteration_facts(iteration):
     if "build" in durations and "network" in durations:
         yield (BUILD_NETWORK, "s", False,
                durations["build"] + durations["network"], {})
-    for row in _table_rows(iteration, tables.GUEST):
+    for row in table_rows(iteration, tables.GUEST):
         # The guest's own boot time, read inside at its first login.
         if row.get("boot_s") not in (None, ""):
             yield "guest_boot", "s", False, float(row["boot_s"]), {}

@@ -1,17 +1,29 @@
-"""The periodic job end to end on real Docker containers: a baseline run,
-an unchanged rerun that the gate passes, and a run with an injected
-slowdown (every container limited to a fifth of a CPU by a CFS quota,
+"""The periodic job end to end on real Docker containers, its memory in a
+shared Rally database, as Zuul's fresh nodes run it.
+
+Each run is ``rcbench periodic`` as an operator types it, from a clean
+HOME and a results directory of its own: the runs share nothing but the
+database's connection string (PostgreSQL from tools/postgres.sh, which
+tools/test.sh starts: $RCBENCH_TEST_DATABASE; without one, a shared
+SQLite file, the same code on another driver). A baseline run (promoted),
+an unchanged rerun that the gate passes against the baseline read from
+the database with trends over both, and a run with an injected slowdown
+(every container limited to a fifth of a CPU by a CFS quota,
 ``[container_bench] container_cpus``) that the gate fails, naming the
-metric, by how much and with its CI. Each run is ``rcbench periodic`` as an
-operator types it, with a Rally home of its own.
+metric, by how much and with its CI; beside that one, a second job's
+first run on the same database at the same time, which keeps its own
+baseline. Then bad connection strings: one line, exit 2, no password.
 """
 
+import concurrent.futures
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import unittest
+import uuid
 
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
@@ -31,6 +43,26 @@ THRESHOLDS = ("default: 9.0\n"
 CPU = "sysbench.cpu.events_per_s"
 
 
+def fresh_database(tmp):
+    """(URL of a database of this test's own, drop it)."""
+    server = os.environ.get("RCBENCH_TEST_DATABASE")
+    if not server:
+        path = os.path.join(tmp, "shared.sqlite")
+        return "sqlite:///" + path, lambda: None
+    import sqlalchemy
+    name = "rcbench_test_%s" % uuid.uuid4().hex[:12]
+    admin = sqlalchemy.create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sqlalchemy.text("CREATE DATABASE %s" % name))
+
+    def drop():
+        with admin.connect() as conn:
+            conn.execute(sqlalchemy.text(
+                "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name))
+        admin.dispose()
+    return re.sub(r"/[^/]*$", "/" + name, server), drop
+
+
 class PeriodicJobTestCase(unittest.TestCase):
 
     @classmethod
@@ -40,71 +72,53 @@ class PeriodicJobTestCase(unittest.TestCase):
         if not usable:
             raise unittest.SkipTest(why)
         registry.prepared_instance("docker", conf)
-        cls.home = helpers.RallyHome()
         cls.tmp = tempfile.mkdtemp(prefix="rcbench-periodic-")
-        cls.results = os.path.join(cls.tmp, "results")
-        cls.baseline = os.path.join(cls.results, "baseline.json")
+        cls.database, cls.drop = fresh_database(cls.tmp)
         cls.thresholds = os.path.join(cls.tmp, "thresholds.yaml")
         with open(cls.thresholds, "w") as f:
             f.write(THRESHOLDS)
-        # The slowed run: the same Rally DB, containers limited to 0.2 CPU.
-        cls.slow_conf = os.path.join(cls.tmp, "rally-slow.conf")
-        with open(cls.home.conf) as f:
-            conf_text = f.read()
-        with open(cls.slow_conf, "w") as f:
-            f.write(conf_text.replace("[container_bench]\n",
-                                      "[container_bench]\n"
-                                      "container_cpus = 0.2\n"))
-        cls.runs = [cls.periodic(cls.home.conf, "--promote-if-missing"),
-                    cls.periodic(cls.home.conf),
-                    cls.periodic(cls.slow_conf)]
+        cls.homes = []
+        cls.runs = [cls.periodic("job-a", "--promote-if-missing"),
+                    cls.periodic("job-a")]
+        # The slowed run, and a second job's first run beside it.
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            slowed = pool.submit(cls.periodic, "job-a", slow=True)
+            other = pool.submit(cls.periodic, "job-b",
+                                "--promote-if-missing")
+            cls.runs += [slowed.result(), other.result()]
 
     @classmethod
     def tearDownClass(cls):
-        cls.home.close()
+        for home in cls.homes:
+            home.close()
+        cls.drop()
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     @classmethod
-    def periodic(cls, rally_conf, *extra):
-        before = set(os.listdir(cls.results)) if os.path.isdir(
-            cls.results) else set()
+    def periodic(cls, job, *extra, slow=False):
+        """One run from a clean HOME and results directory of its own."""
+        home = helpers.RallyHome({"container_cpus": 0.2} if slow else None)
+        cls.homes.append(home)
+        results = os.path.join(home.path, "results")
         proc = subprocess.run(
             [os.path.join(helpers.BIN, "rcbench"), "periodic",
              "--task", TASK, "--task-args-file", ARGS,
-             "--task-args", TASK_ARGS, "--results", cls.results,
-             "--baseline", cls.baseline, "--thresholds", cls.thresholds,
-             "--local-env", "--rally-config", rally_conf, *extra],
+             "--task-args", TASK_ARGS, "--results", results,
+             "--thresholds", cls.thresholds, "--local-env",
+             "--rally-config", home.conf, "--job", job, *extra],
             capture_output=True, text=True, cwd=helpers.TOP,
-            env=dict(os.environ, HOME=cls.home.path,
-                     XDG_CACHE_HOME=helpers.CACHE_HOME))
-        made = sorted(set(os.listdir(cls.results)) - before
-                      - {"baseline.json", "latest"})
-        return proc, os.path.join(cls.results, made[-1]) if made else None
+            env=dict(os.environ, HOME=home.path,
+                     XDG_CACHE_HOME=helpers.CACHE_HOME,
+                     RCBENCH_DATABASE=cls.database))
+        latest = os.path.join(results, "latest")
+        return proc, os.path.realpath(latest) if os.path.exists(
+            latest) else None
 
     def read(self, run, name):
         with open(os.path.join(run[1], name)) as f:
             return f.read()
 
-    def test_a_task_that_cannot_run_says_why_and_exits_2(self):
-        proc = subprocess.run(
-            [os.path.join(helpers.BIN, "rcbench"), "periodic",
-             "--task", TASK, "--task-args-file", ARGS,
-             "--task-args", json.dumps({"platforms": ["docker"],
-                                        "tests": ["no-such-preset"]}),
-             "--results", os.path.join(self.tmp, "bad"),
-             "--local-env", "--rally-config", self.home.conf],
-            capture_output=True, text=True, cwd=helpers.TOP,
-            env=dict(os.environ, HOME=self.home.path,
-                     XDG_CACHE_HOME=helpers.CACHE_HOME))
-        self.assertEqual(2, proc.returncode, proc.stdout + proc.stderr)
-        self.assertIn("the task did not run", proc.stdout)
-        self.assertIn("unknown sysbench preset 'no-such-preset'",
-                      proc.stdout)
-        (run_dir,) = os.listdir(os.path.join(self.tmp, "bad"))
-        self.assertEqual(["run.json"], os.listdir(os.path.join(
-            self.tmp, "bad", run_dir)))
-
-    def test_baseline_run_exports_everything_and_is_promoted(self):
+    def test_the_first_run_exports_everything_and_is_the_baseline(self):
         proc, run_dir = self.runs[0]
         self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
         for name in ("rally.json", "report.html", "junit.xml",
@@ -112,16 +126,22 @@ class PeriodicJobTestCase(unittest.TestCase):
                      "comparison.md", "run.json"):
             self.assertTrue(os.path.getsize(os.path.join(run_dir, name)),
                             name)
-        self.assertTrue(os.path.isfile(self.baseline))
-        self.assertIn("no baseline at", proc.stdout)
+        self.assertIn("no baseline of job job-a in the database",
+                      proc.stdout)
+        self.assertIn("to the baseline of job job-a", proc.stdout)
         self.assertIn('failures="0"', self.read(self.runs[0], "junit.xml"))
 
-    def test_unchanged_rerun_passes_the_gate(self):
+    def test_a_fresh_node_gates_against_the_baseline_in_the_database(self):
         proc, run_dir = self.runs[1]
         self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
         gate_text = self.read(self.runs[1], "gate.txt")
         self.assertIn("0 regression(s)", gate_text)
         self.assertIn(CPU, gate_text)  # it was compared, not skipped
+        baseline = json.loads(self.read(self.runs[0], "run.json"))
+        gate_json = json.loads(self.read(self.runs[1], "gate.json"))
+        self.assertIn(baseline["rally_task"], gate_json["baseline"])
+        # trends over both runs, read from the database
+        self.assertIn("trends over 2 runs", proc.stdout)
         self.assertTrue(os.path.getsize(os.path.join(run_dir,
                                                      "trends.html")))
         self.assertIn("docker-runc", self.read(self.runs[1], "trends.md"))
@@ -142,44 +162,134 @@ class PeriodicJobTestCase(unittest.TestCase):
         line = next(line for line in proc.stdout.splitlines()
                     if line.startswith(CPU))
         self.assertIn("REGRESSION", line)
-        print("\n" + line)
         # The slowed run's environment says what was different.
         env = helpers.environment(next(
             iteration for workload in helpers.workloads(
                 json.loads(self.read(self.runs[2], "rally.json")))
             for iteration in workload["data"]))
         self.assertEqual("0.2", env["cpu_limit"])
-        self.assertEqual(os.path.realpath(os.path.join(self.results,
-                                                       "latest")),
-                         os.path.realpath(run_dir))
+        self.assertIn("trends over 3 runs", proc.stdout)
 
-    def diff(self, baseline, candidate):
+    def test_a_second_job_at_once_keeps_its_own_baseline(self):
+        proc, _ = self.runs[3]
+        self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
+        # job-a's runs are not job-b's: its first run, no gate, no trend
+        self.assertIn("no baseline of job job-b in the database",
+                      proc.stdout)
+        self.assertIn("trends: 1 run(s) so far", proc.stdout)
+        run_a = json.loads(self.read(self.runs[0], "run.json"))
+        run_b = json.loads(self.read(self.runs[3], "run.json"))
+        self.assertNotEqual(run_a["rally_task"], run_b["rally_task"])
+        # job-a's baseline is still its first run (the slowed one was
+        # gated against it, not against job-b's)
+        gate_json = json.loads(self.read(self.runs[2], "gate.json"))
+        self.assertIn(run_a["rally_task"], gate_json["baseline"])
+
+    def test_rcbench_diff_sees_the_slowed_platform_only(self):
         proc = subprocess.run(
             [os.path.join(helpers.BIN, "rcbench"), "diff",
-             os.path.join(baseline[1], "rally.json"),
-             os.path.join(candidate[1], "rally.json"), "--thresholds",
-             self.thresholds, "--out", os.path.join(candidate[1], "diff")],
-            capture_output=True, text=True)
+             os.path.join(self.runs[0][1], "rally.json"),
+             os.path.join(self.runs[2][1], "rally.json"), "--thresholds",
+             self.thresholds], capture_output=True, text=True)
         self.assertEqual(0, proc.returncode, proc.stderr)
-        with open(os.path.join(candidate[1], "diff", "diff.json")) as f:
-            return proc.stdout, json.load(f)["changes"]
+        cpu = next(line for line in proc.stdout.splitlines()
+                   if line.startswith(CPU))
+        self.assertIn("worse", cpu)
 
-    def test_rcbench_diff_sees_no_change_in_a_rerun(self):
-        _, changes = self.diff(self.runs[0], self.runs[1])
-        self.assertTrue(changes)
-        self.assertLessEqual({c["verdict"] for c in changes},
-                             {"no change", "not tested"})
-        self.assertIn(CPU, [c["metric"] for c in changes
-                            if c["verdict"] == "no change"])
+    def test_old_results_come_in(self):
+        # A site that kept its history in files: two runs and the
+        # baseline file (the first run's results), brought into a job.
+        old = os.path.join(self.tmp, "old-results")
+        for index in (0, 1):
+            shutil.copytree(self.runs[index][1], os.path.join(
+                old, os.path.basename(self.runs[index][1])))
+        shutil.copyfile(os.path.join(self.runs[0][1], "rally.json"),
+                        os.path.join(old, "baseline.json"))
+        home = helpers.RallyHome()
+        self.addCleanup(home.close)
+        proc = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "periodic-import", old,
+             "--job", "job-old", "--env", "rcbench-periodic-local"],
+            capture_output=True, text=True, cwd=helpers.TOP,
+            env=dict(os.environ, HOME=home.path,
+                     RCBENCH_DATABASE=self.database))
+        self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
+        self.assertIn("imported 2 run(s) into job job-old", proc.stdout)
+        from rally_container_bench import periodic_db
+        store = periodic_db.Database(self.database, "job-old")
+        self.addCleanup(store.close)
+        store.open()
+        runs = store.runs()
+        self.assertEqual(sorted(os.path.basename(r[1])
+                                for r in self.runs[:2]), sorted(runs))
+        # the baseline file held the first run: its imported task
+        self.assertEqual(runs[os.path.basename(self.runs[0][1])],
+                         store.baseline())
 
-    def test_rcbench_diff_names_the_slowed_platform_only(self):
-        text, changes = self.diff(self.runs[0], self.runs[2])
-        worse = {(c["metric"], c["platform"]) for c in changes
-                 if c["verdict"] == "worse"}
-        self.assertIn((CPU, "docker-runc"), worse)
-        self.assertEqual({"docker-runc"}, {p for _, p in worse})
-        cpu = next(c for c in changes if c["metric"] == CPU)
-        self.assertLess(cpu["ratio"], 0.5)
-        self.assertLess(cpu["p_value"], 0.05)
-        print("\n" + next(line for line in text.splitlines()
-                          if line.startswith(CPU)))
+    def test_without_a_database_a_task_that_cannot_run_says_why(self):
+        # the embedded default: SQLite, files, no server
+        home = helpers.RallyHome()
+        self.addCleanup(home.close)
+        results = os.path.join(home.path, "bad")
+        env = {k: v for k, v in os.environ.items()
+               if k != "RCBENCH_DATABASE"}
+        proc = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "periodic",
+             "--task", TASK, "--task-args-file", ARGS,
+             "--task-args", json.dumps({"platforms": ["docker"],
+                                        "tests": ["no-such-preset"]}),
+             "--results", results, "--local-env", "--rally-config",
+             home.conf], capture_output=True, text=True, cwd=helpers.TOP,
+            env=dict(env, HOME=home.path, XDG_CACHE_HOME=helpers.CACHE_HOME))
+        self.assertEqual(2, proc.returncode, proc.stdout + proc.stderr)
+        self.assertIn("the task did not run", proc.stdout)
+        self.assertIn("unknown sysbench preset 'no-such-preset'",
+                      proc.stdout)
+        (run_dir,) = os.listdir(results)
+        self.assertEqual(["run.json"], os.listdir(os.path.join(results,
+                                                               run_dir)))
+
+    def test_the_password_is_nowhere(self):
+        password = re.search(r"://[^:]*:([^@]*)@", self.database)
+        if password is None:
+            self.skipTest("no password: a SQLite file")  # no server here
+        for proc, run_dir in self.runs:
+            self.assertNotIn(password.group(1), proc.stdout + proc.stderr)
+            for root, _, names in os.walk(run_dir):
+                for name in names:
+                    with open(os.path.join(root, name),
+                              errors="replace") as f:
+                        self.assertNotIn(password.group(1), f.read(), name)
+
+    def test_bad_connection_strings_stop_before_anything_boots(self):
+        server = os.environ.get("RCBENCH_TEST_DATABASE")
+        if not server:
+            self.skipTest("no PostgreSQL server here (tools/postgres.sh)")
+        wrong = re.sub(r"(://[^:]*:)[^@]*@", r"\1not-the-password@", server)
+        down = re.sub(r":(\d+)/", ":1/", server)
+        unknown = re.sub(r"/[^/]*$", "/no_such_database", server)
+        for url, words in ((wrong, "password authentication failed"),
+                           (down, "Connection refused"),
+                           (unknown, 'database "no_such_database" does '
+                                     "not exist")):
+            with self.subTest(words=words):
+                home = helpers.RallyHome()
+                self.addCleanup(home.close)
+                proc = subprocess.run(
+                    [os.path.join(helpers.BIN, "rcbench"), "periodic",
+                     "--task", TASK, "--task-args-file", ARGS,
+                     "--results", os.path.join(home.path, "results"),
+                     "--local-env", "--database", url],
+                    capture_output=True, text=True, cwd=helpers.TOP,
+                    env=dict(os.environ, HOME=home.path))
+                self.assertEqual(2, proc.returncode, proc.stdout)
+                self.assertEqual("", proc.stdout)
+                lines = proc.stderr.strip().splitlines()
+                self.assertEqual(1, len(lines), proc.stderr)
+                self.assertIn(words, lines[0])
+                self.assertIn(":***@", lines[0])
+                self.assertNotIn("not-the-password", proc.stderr)
+                self.assertNotIn(re.search(r"://[^:]*:([^@]*)@",
+                                           server).group(1), proc.stderr)
+                self.assertFalse(os.path.exists(
+                    os.path.join(home.path, "results")))

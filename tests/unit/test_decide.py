@@ -7,6 +7,7 @@ import unittest
 
 from rally_container_bench import cli_decide
 from rally_container_bench import decide
+from rally_container_bench import decide_budget
 from rally_container_bench import rally_runs
 
 ARGS = {"platforms": ["native", "kvm", "docker"], "concurrency": [1, 2],
@@ -163,7 +164,8 @@ class NextRoundTestCase(unittest.TestCase):
                 ("docker", 2): ["quick-cpu", "quick-memory-read"]}
         # docker at 1: half its tests left; at 2: all; 40 s outside
         self.assertEqual(10.0 + 30.0 + 40.0,
-                         decide.next_round_s(document, "r1", left, 200.0))
+                         decide_budget.next_round_s(document, "r1", left,
+                                                    200.0))
         # a cloud's workload names its cell in rcbench_round
         cloud = workload(None, 2, 50.0)
         cloud["contexts"] = {"rcbench_round": {"round": 1, "rounds": 1,
@@ -172,4 +174,42 @@ class NextRoundTestCase(unittest.TestCase):
         left[("nova-lxc", 2)] = ["quick-cpu"]
         # (its 50 s leave no time outside the workloads)
         self.assertEqual(10.0 + 30.0 + 25.0,
-                         decide.next_round_s(document, "r1", left, 200.0))
+                         decide_budget.next_round_s(document, "r1", left,
+                                                    200.0))
+
+
+class CellCostsTestCase(unittest.TestCase):
+
+    def workload(self, cell, step, took, verdicts=()):
+        rows = [[v] for v in verdicts]
+        return {"scenario": {"X": {"tests": ["quick-cpu"]}},
+                "full_duration": took,
+                "runner": {"constant": {"concurrency": step}},
+                "contexts": {"rcbench_round": {"round": 1, "rounds": 1,
+                                               "cell": cell}},
+                "data": [{"output": {"complete": [{
+                    "title": "validity", "chart_plugin": "Table",
+                    "data": {"cols": ["verdicts"], "rows": rows}}]}}]}
+
+    def test_runs_measured_again_beside_a_hog_are_not_planned_for(self):
+        # a hog made half the runs of docker at 2 measured again: the next
+        # round on a quiet host takes half as long
+        document = {"tasks": [{"uuid": "r1", "subtasks": [{"workloads": [
+            self.workload("docker", 2, 100.0,
+                          ["re-measured", "used", "re-measured", "used"]),
+            self.workload("lxc", 2, 40.0, ["used", "used"])]}]}]}
+        left = {("docker", 2): ["quick-cpu"], ("lxc", 2): ["quick-cpu"]}
+        costs, overhead = decide_budget.cell_costs(document, "r1", left, 150.0)
+        self.assertEqual({("docker", 2): 50.0, ("lxc", 2): 40.0}, costs)
+        self.assertEqual(10.0, overhead)
+
+    def test_a_round_that_does_not_fit_runs_the_cells_that_do(self):
+        left = {("a", 1): ["quick-cpu"], ("b", 1): ["quick-cpu"],
+                ("c", 1): [], ("d", 1): ["quick-cpu"]}
+        costs = {("a", 1): 50.0, ("b", 1): 20.0, ("d", 1): 30.0}
+        self.assertEqual({("a", 1): ["quick-cpu"], ("b", 1): ["quick-cpu"],
+                          ("d", 1): ["quick-cpu"]},
+                         decide_budget.fit_cells(left, costs, 10.0, 200.0))
+        self.assertEqual({("b", 1): ["quick-cpu"], ("d", 1): ["quick-cpu"]},
+                         decide_budget.fit_cells(left, costs, 10.0, 70.0))
+        self.assertEqual({}, decide_budget.fit_cells(left, costs, 10.0, 25.0))

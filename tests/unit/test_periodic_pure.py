@@ -8,6 +8,7 @@ import unittest
 
 from rally_container_bench import cli
 from rally_container_bench import periodic
+from rally_container_bench import periodic_history
 
 
 class ValidateTestCase(unittest.TestCase):
@@ -59,9 +60,9 @@ class ValidateTestCase(unittest.TestCase):
                                        "rally.json"), "w") as f:
                     f.write("{}")
         self.assertEqual(["20261103T020000Z", "20261104T020000Z"],
-                         periodic.previous_runs(self._tmp.name, 2))
-        self.assertEqual([], periodic.previous_runs(self._tmp.name, 0))
-        self.assertEqual([], periodic.previous_runs("/no/such/dir", 5))
+                         periodic_history.previous_runs(self._tmp.name, 2))
+        self.assertEqual([], periodic_history.previous_runs(self._tmp.name, 0))
+        self.assertEqual([], periodic_history.previous_runs("/no/such/dir", 5))
 
     def test_promote_copies_the_run(self):
         run_dir = os.path.join(self._tmp.name, "20261101T020000Z")

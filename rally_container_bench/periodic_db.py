@@ -1,0 +1,255 @@
+"""The periodic job's memory in a shared Rally database.
+
+Zuul runs each job on a fresh node: a baseline or a history kept in files
+on the node is gone by the next night. With ``--database URL`` (or
+``$RCBENCH_DATABASE``; any Rally database: PostgreSQL, MySQL, SQLite) the
+job keeps everything in Rally's own database, which every node reaches:
+
+- each run's tasks, tagged ``rcbench-periodic``, ``rcbench-job:JOB`` and
+  ``rcbench-run:JOB:STAMP`` (a run of ``--decide`` has a task per round);
+- the baseline: the tasks tagged ``rcbench-baseline:JOB`` (``--promote``
+  or ``rcbench promote --database`` moves the tag to a run's tasks);
+- the gate reads the baseline from it, the trends the job's last N runs.
+
+JOB (``--job``) keeps jobs apart: two jobs on one database, at the same
+time or not, never read each other's runs or baseline. The files a run
+writes stay as they are; the node keeps nothing the next run needs.
+
+The URL's password never reaches a log, a report or ``run.json``: Rally
+gets it in a private rally.conf (mode 600, removed after the run). A
+database that is down, refuses the login, does not exist or carries a
+schema of another Rally version stops the job before anything boots,
+with one line that says which.
+"""
+
+import configparser
+import json
+import os
+import re
+import shutil
+import tempfile
+
+TAG = "rcbench-periodic"
+_PASSWORD = re.compile(r"(://[^:/@]*:)([^@]*)@")
+
+
+class DatabaseError(ValueError):
+    """The database cannot keep the job's runs; the message says why."""
+
+
+def mask(url):
+    """The URL with its password as ***."""
+    return _PASSWORD.sub(r"\1***@", url or "")
+
+
+def password_of(url):
+    found = _PASSWORD.search(url or "")
+    return found.group(2) if found and found.group(2) else None
+
+
+def job_name(task, task_args_file):
+    """The default job: the task file's and args file's names."""
+    name = os.path.splitext(os.path.basename(task))[0]
+    if task_args_file:
+        name += ":" + os.path.splitext(os.path.basename(task_args_file))[0]
+    return name
+
+
+def run_of(tags, job):
+    """The run (STAMP) a task of the job belongs to, from its tags."""
+    prefix = "rcbench-run:%s:" % job
+    for tag in tags:
+        if tag.startswith(prefix):
+            return tag[len(prefix):]
+    return None
+
+
+class Database:
+    """The job's runs and baseline in the Rally database at url."""
+
+    def __init__(self, url, job, rally_config=None):
+        if not job or not re.match(r"^[A-Za-z0-9_.:-]+$", job):
+            raise DatabaseError("--job %r: letters, digits and _.:- only"
+                                % (job,))
+        self.url = url
+        self.job = job
+        self._dir = tempfile.mkdtemp(prefix="rcbench-periodic-db-")
+        self.conf = os.path.join(self._dir, "rally.conf")
+        parser = configparser.RawConfigParser()
+        if rally_config:
+            parser.read(rally_config)
+        if not parser.has_section("database"):
+            parser.add_section("database")
+        parser.set("database", "connection", url)
+        fd = os.open(self.conf, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            parser.write(f)
+
+    @property
+    def secrets(self):
+        return [s for s in (password_of(self.url),) if s]
+
+    @property
+    def tags(self):
+        return [TAG, "rcbench-job:%s" % self.job]
+
+    def run_tags(self, stamp):
+        return self.tags + ["rcbench-run:%s:%s" % (self.job, stamp)]
+
+    @property
+    def baseline_tag(self):
+        return "rcbench-baseline:%s" % self.job
+
+    def close(self):
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+    def _say(self, text):
+        """text without the password, on one line."""
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return " ".join(mask(text).split())
+
+    def open(self):
+        """Connect, and make or upgrade the schema as Rally does.
+
+        DatabaseError (one line) when the database is down, refuses the
+        login, does not exist, or has a schema this Rally does not know.
+        """
+        from rally import api
+        from rally.common.db import schema
+
+        where = mask(self.url)
+        try:
+            api.API(config_file=self.conf, skip_db_check=True)
+            found = schema.schema_revision(detailed=True)
+        except Exception as e:
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise DatabaseError("the Rally database %s is not usable: %s"
+                                % (where, self._say(first)))
+        if found["revision"] is None:
+            schema.schema_create()  # rally db ensure
+            return "created the Rally schema in %s" % where
+        if found["revision"] == found["current_head"]:
+            return "using the Rally database %s" % where
+        if not _known_revision(found["revision"]):
+            raise DatabaseError(
+                "the Rally database %s has schema revision %s, which this "
+                "Rally does not know (it expects %s): a newer Rally made "
+                "it; run the job with that Rally, or give another "
+                "database" % (where, found["revision"],
+                              found["current_head"]))
+        schema.schema_upgrade()  # rally db upgrade
+        return "upgraded the Rally schema in %s from %s to %s" % (
+            where, found["revision"], found["current_head"])
+
+    # -- the job's tasks ---------------------------------------------------
+
+    def _tasks(self, tag):
+        from rally.common import db
+        return db.task_list(tags=[tag])
+
+    def runs(self):
+        """{stamp: [task uuid, ...]} of the job's finished runs."""
+        found = {}
+        for task in self._tasks("rcbench-job:%s" % self.job):
+            stamp = run_of(task["tags"], self.job)
+            if stamp and task["status"] in ("finished", "aborted"):
+                found.setdefault(stamp, []).append(task["uuid"])
+        return found
+
+    def baseline(self):
+        """The uuids of the baseline's tasks ([] when there is none)."""
+        return [t["uuid"] for t in self._tasks(self.baseline_tag)]
+
+    def promote(self, uuids):
+        """Make the tasks uuids the job's baseline (the tag moves)."""
+        from rally.common import db
+        for task in self._tasks(self.baseline_tag):
+            if task["uuid"] not in uuids:
+                db.task_update(task["uuid"], {"tags": [
+                    t for t in task["tags"] if t != self.baseline_tag]})
+        for uuid in uuids:
+            tags = db.task_get(uuid)["tags"]
+            if self.baseline_tag not in tags:
+                db.task_update(uuid, {"tags": list(tags)
+                                      + [self.baseline_tag]})
+
+    def document(self, rally, uuids, path):
+        """Rally's JSON report of the tasks uuids, written to path."""
+        rally("task", "report", *uuids, "--json", "--out", path)
+        with open(path) as f:
+            return json.load(f)
+
+
+def _known_revision(revision):
+    from alembic import script
+    from rally.common.db import schema
+    directory = script.ScriptDirectory.from_config(schema._alembic_config())
+    try:
+        return directory.get_revision(revision) is not None
+    except Exception:
+        return False
+
+
+def import_results(rally, store, directory, env, log):
+    """Bring a results directory's runs and baseline.json into the store.
+
+    Each <stamp>/rally.json becomes that run's tasks (Rally's own import),
+    tagged as the job's run of that stamp; baseline.json marks the run
+    whose tasks it holds as the baseline, or is imported as a run of its
+    own ("baseline") when none does. Returns how many runs were imported.
+    """
+    from rally_container_bench import periodic_history
+
+    done = set(store.runs())
+    by_task = {}  # a task uuid in a file -> the stamp of its run
+    count = 0
+    for stamp in periodic_history.previous_runs(directory, 10 ** 6):
+        path = os.path.join(directory, stamp, "rally.json")
+        by_task.update((uuid, stamp) for uuid in _task_uuids(path))
+        if stamp in done:
+            log("run %s is in the database already" % stamp)
+            continue
+        _import_file(rally, store, path, env, stamp)
+        count += 1
+        log("imported run %s" % stamp)
+    baseline = os.path.join(directory, "baseline.json")
+    if os.path.isfile(baseline):
+        stamps = {by_task.get(uuid) for uuid in _task_uuids(baseline)}
+        stamp = stamps.pop() if len(stamps) == 1 and None not in stamps \
+            else None
+        if stamp is None:
+            stamp = "baseline"
+            if stamp not in store.runs():
+                _import_file(rally, store, baseline, env, stamp)
+                count += 1
+        store.promote(store.runs()[stamp])
+        log("baseline: run %s" % stamp)
+    return count
+
+
+def _task_uuids(path):
+    with open(path) as f:
+        return [task.get("uuid") for task in json.load(f).get("tasks", [])]
+
+
+def _import_file(rally, store, path, env, stamp):
+    """Rally's import of each task of a results file, tagged with the run.
+
+    Rally imports one task per file: a run of several tasks (rounds of
+    rcbench decide) is split first.
+    """
+    with open(path) as f:
+        document = json.load(f)
+    scratch = tempfile.mkdtemp(prefix="rcbench-import-")
+    try:
+        for index, task in enumerate(document.get("tasks", [])):
+            one = os.path.join(scratch, "%d.json" % index)
+            with open(one, "w") as f:
+                json.dump(dict(document, tasks=[task]), f)
+            args = ["task", "import", "--file", one, "--env", env]
+            for tag in store.run_tags(stamp):
+                args += ["--tag", tag]
+            rally(*args)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,73 @@
+"""The periodic job through rcbench decide (``rcbench periodic --decide``).
+"""
+
+import json
+import os
+
+import yaml
+
+
+def task_args(options):
+    """The task's args: its file's, with --task-args over them."""
+    found = {}
+    if options.task_args_file:
+        with open(options.task_args_file) as f:
+            found = yaml.safe_load(f) or {}
+    if options.task_args:
+        found.update(json.loads(options.task_args))
+    return found
+
+
+def run_decided(rally, options, run_dir, log, tags):
+    """The task as rcbench decide runs it: (uuids, status, sla_failed).
+
+    Rounds until every cell has a verdict or the budget of the args
+    file's decide mapping ends; its files are the run's (rally.json of
+    every round, comparison.*, decide.json), and Rally's HTML report and
+    JUnit XML of every round beside them.
+    """
+    from rally_container_bench import cli_decide
+    from rally_container_bench import decide
+
+    args = task_args(options)
+    settings = dict(cli_decide.DEFAULTS, **args.pop("decide", {}) or {})
+    margins = cli_decide.margins_of(
+        0.02, ["%s=%s" % item for item in sorted(
+            (settings.get("margins") or {}).items())])
+    log("rcbench decide %s: budget %s s, at most %d rounds"
+        % (options.task, settings["budget_s"], settings["max_rounds"]))
+    try:
+        summary, _ = decide.decide(
+            rally.argv, options.task, args, options.env, run_dir,
+            settings["budget_s"], settings["max_rounds"],
+            settings["pairs_per_round"], margins, stream=_LogStream(log),
+            tags=tags)
+    except decide.DecideError as e:
+        return [], "not run: %s" % e, False
+    uuids = summary["tasks"]
+    os.replace(os.path.join(run_dir, "rally.html"),
+               os.path.join(run_dir, "report.html"))
+    rally("task", "export", *uuids, "--type", "junit-xml", "--to",
+          os.path.join(run_dir, "junit.xml"))
+    log("decided %d of %d cells in %d round(s)" % (
+        summary["decided"], summary["cells"], len(summary["rounds"])))
+    status = "aborted" if summary["interrupted"] else "finished"
+    return uuids, status, bool(summary["sla_failed"])
+
+
+class _LogStream:
+    """decide's progress lines, as the job's log lines."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def write(self, text):
+        for line in text.replace("\r", "\n").splitlines():
+            if line.strip():
+                self.log(line.rstrip())
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False

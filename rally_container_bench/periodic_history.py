@@ -1,0 +1,128 @@
+"""The periodic job's history: the baseline it gates against, the runs it
+draws trends over, promotion. In the results directory's files, or in a
+shared Rally database (periodic_db: ``store``).
+"""
+
+import json
+import os
+import re
+import shutil
+import tempfile
+
+from rally_container_bench.report import gate
+from rally_container_bench.report import trends
+
+
+def previous_runs(results, limit):
+    """Run directories with results, oldest first (the newest limit)."""
+    if not os.path.isdir(results):
+        return []
+    found = sorted(name for name in os.listdir(results)
+                   if _STAMP_RE.match(name) and os.path.isfile(
+                       os.path.join(results, name, "rally.json")))
+    return found[-limit:] if limit else []
+
+
+_STAMP_RE = re.compile(r"^\d{8}T\d{6}Z$")
+
+
+def _load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def baseline_of(rally, options, store, run_dir, log):
+    """(the baseline's document, where it is), or (None, None)."""
+    if store is not None:
+        uuids = store.baseline()
+        if not uuids:
+            log("no baseline of job %s in the database: nothing to gate "
+                "against (--promote makes this run the baseline)"
+                % store.job)
+            return None, None
+        return (store.document(rally, uuids, os.path.join(
+            run_dir, "baseline.json")),
+            "the baseline of job %s (Rally tasks %s)"
+            % (store.job, ", ".join(uuids)))
+    if not options.baseline:
+        return None, None
+    if not os.path.isfile(options.baseline):
+        log("no baseline at %s: nothing to gate against (--promote makes "
+            "this run the baseline)" % options.baseline)
+        return None, None
+    return _load(options.baseline), os.path.abspath(options.baseline)
+
+
+def gate_run(options, run_dir, log, baseline, where):
+    """True when the gate found a regression; writes gate.txt/.json."""
+    if baseline is None:
+        return False
+    thresholds = gate.Thresholds.load(options.thresholds)
+    findings, only, failed = gate.compare(
+        [baseline], [_load(os.path.join(run_dir, "rally.json"))],
+        thresholds)
+    text = gate.format_findings(findings, only, failed)
+    with open(os.path.join(run_dir, "gate.txt"), "w") as f:
+        f.write(gate.format_findings(findings, only, failed,
+                                     everything=True) + "\n")
+    with open(os.path.join(run_dir, "gate.json"), "w") as f:
+        json.dump({"baseline": where,
+                   "findings": [f._asdict() for f in findings],
+                   "only": {k: [list(key) for key in v]
+                            for k, v in only.items()}},
+                  f, indent=2)
+    log("gate against %s:\n%s" % (where, text))
+    return any(f.regressed for f in findings)
+
+
+def recent_runs(options, store):
+    """[(label, source)] of the last runs, oldest first.
+
+    source: the run's Rally tasks (the job's runs in the database), or
+    its rally.json (the results directory's).
+    """
+    if store is not None:
+        runs = store.runs()
+        return [(stamp, runs[stamp]) for stamp in sorted(runs)][
+            -options.trend:] if options.trend else []
+    return [(name, os.path.join(options.results, name, "rally.json"))
+            for name in previous_runs(options.results, options.trend)]
+
+
+def trend_run(rally, options, run_dir, log, store=None):
+    runs = recent_runs(options, store)
+    if len(runs) < 2:
+        log("trends: %d run(s) so far, nothing to draw" % len(runs))
+        return
+    documents, sources = [], []
+    scratch = tempfile.mkdtemp(prefix="rcbench-trends-")
+    try:
+        for label, source in runs:
+            if isinstance(source, list):  # the run's Rally tasks
+                documents.append((label, store.document(
+                    rally, source, os.path.join(scratch, label + ".json"))))
+                sources += source
+            else:
+                documents.append((label, _load(source)))
+                sources.append(source)
+        rally("task", "trends", *sources, "--html-static", "--out",
+              os.path.join(run_dir, "trends.html"))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    with open(os.path.join(run_dir, "trends.md"), "w") as f:
+        f.write(trends.markdown(documents))
+    log("trends over %d runs: %s" % (len(runs), os.path.join(
+        run_dir, "trends.md")))
+
+
+def promote(run_dir, baseline, log, store=None, uuids=None):
+    """Make the run the baseline: its tasks in the database, its file."""
+    if store is not None:
+        store.promote(uuids)
+        log("promoted the run's Rally tasks (%s) to the baseline of job %s"
+            % (", ".join(uuids), store.job))
+    if baseline:
+        os.makedirs(os.path.dirname(os.path.abspath(baseline)),
+                    exist_ok=True)
+        shutil.copyfile(os.path.join(run_dir, "rally.json"), baseline)
+        log("promoted %s to the baseline %s" % (run_dir, baseline))

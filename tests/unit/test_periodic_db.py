@@ -1,0 +1,73 @@
+"""The periodic job's shared database, its pure parts: masked URLs, job
+and run names, the private rally.conf. The database itself (PostgreSQL,
+two fresh HOMEs, two jobs at once, bad connection strings) is in
+tests/functional/test_periodic.py."""
+
+import configparser
+import os
+import stat
+import tempfile
+import unittest
+
+from rally_container_bench import periodic_db
+
+URL = "postgresql://rally:s3cr%2Ft@db.example.org:5432/rally"
+
+
+class PeriodicDatabaseTestCase(unittest.TestCase):
+
+    def test_the_password_is_masked(self):
+        self.assertEqual("postgresql://rally:***@db.example.org:5432/rally",
+                         periodic_db.mask(URL))
+        self.assertEqual("s3cr%2Ft", periodic_db.password_of(URL))
+        self.assertEqual("sqlite:////tmp/x.db",
+                         periodic_db.mask("sqlite:////tmp/x.db"))
+        self.assertIsNone(periodic_db.password_of("sqlite:////tmp/x.db"))
+        self.assertEqual("", periodic_db.mask(None))
+
+    def test_jobs_and_runs_by_name(self):
+        self.assertEqual("kvm_vs_docker:kek2015", periodic_db.job_name(
+            "tasks/kvm_vs_docker.yaml", "tasks/args/kek2015.yaml"))
+        self.assertEqual("t", periodic_db.job_name("t.yaml", None))
+        tags = ["rcbench-periodic", "rcbench-job:a",
+                "rcbench-run:a:20261126T100000Z", "rcbench-run:b:x"]
+        self.assertEqual("20261126T100000Z", periodic_db.run_of(tags, "a"))
+        self.assertIsNone(periodic_db.run_of(tags, "c"))
+
+    def test_rally_gets_the_url_in_a_private_file(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".conf") as own:
+            own.write("[container_bench]\ncontainer_cpus = 0.2\n")
+            own.flush()
+            store = periodic_db.Database(URL, "job-a", own.name)
+        try:
+            mode = stat.S_IMODE(os.stat(store.conf).st_mode)
+            self.assertEqual(0o600, mode)
+            parser = configparser.RawConfigParser()
+            parser.read(store.conf)
+            self.assertEqual(URL, parser.get("database", "connection"))
+            # the operator's other settings kept
+            self.assertEqual("0.2", parser.get("container_bench",
+                                               "container_cpus"))
+            self.assertEqual(["rcbench-periodic", "rcbench-job:job-a",
+                              "rcbench-run:job-a:S"], store.run_tags("S"))
+            self.assertEqual("rcbench-baseline:job-a", store.baseline_tag)
+        finally:
+            store.close()
+        self.assertFalse(os.path.exists(store.conf))
+
+    def test_a_bad_job_name_is_refused(self):
+        with self.assertRaisesRegex(periodic_db.DatabaseError, "--job"):
+            periodic_db.Database(URL, "a job with spaces")
+
+    def test_an_unreachable_database_is_one_line_without_its_password(self):
+        store = periodic_db.Database(
+            "postgresql://rally:hunter2@127.0.0.1:1/rally", "j")
+        try:
+            with self.assertRaises(periodic_db.DatabaseError) as found:
+                store.open()
+        finally:
+            store.close()
+        text = str(found.exception)
+        self.assertEqual(1, len(text.splitlines()))
+        self.assertNotIn("hunter2", text)
+        self.assertIn("postgresql://rally:***@127.0.0.1:1/rally", text)
