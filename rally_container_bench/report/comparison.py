@@ -147,6 +147,10 @@ def build(documents, title=None, margins=None):
                 level, pct=100 * level["change"]) for level in levels] + [
             "%s at concurrency %s: %s" % (s["platform"], s["concurrency"], f)
             for s in steps for f in s["flags"]],
+        # what was handled (disturbed runs measured again, none left out)
+        "notes": ["%s at concurrency %s: %s" % (s["platform"],
+                                                s["concurrency"], n)
+                  for s in steps for n in s.get("notes", [])],
     }
 
 

@@ -40,7 +40,7 @@ def _error(row):
     return (row["mean"] - row["ci_low"], row["ci_high"] - row["mean"])
 
 
-def _to_svg(fig):
+def to_svg(fig):
     buffer = io.StringIO()
     with matplotlib.rc_context(_STYLE):
         fig.savefig(buffer, format="svg", bbox_inches="tight",
@@ -49,7 +49,7 @@ def _to_svg(fig):
     return text[text.index("<svg"):]
 
 
-def _new_figure(width=6.4, height=3.2):
+def new_figure(width=6.4, height=3.2):
     with matplotlib.rc_context(_STYLE):
         fig = figure.Figure(figsize=(width, height))
         return fig, fig.add_subplot()
@@ -63,7 +63,7 @@ def _title(metric):
 def phase_figure(report, metric):
     """SVG of metric (a phase) vs concurrency, one line per platform."""
     palette = colours(report)
-    fig, axes = _new_figure()
+    fig, axes = new_figure()
     means = []
     for platform in report["platforms"]:
         rows = [r for r in comparison.rows_for(
@@ -87,7 +87,7 @@ def phase_figure(report, metric):
     axes.set_title(_title(metric))
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return _to_svg(fig)
+    return to_svg(fig)
 
 
 def metric_figure(report, metric):
@@ -97,7 +97,7 @@ def metric_figure(report, metric):
                  if p["label"] != comparison.NATIVE]
     steps = report["concurrency"]
     width = 0.8 / max(len(platforms), 1)
-    fig, axes = _new_figure(width=max(6.4, 1.2 * len(steps) + 4))
+    fig, axes = new_figure(width=max(6.4, 1.2 * len(steps) + 4))
     for i, label in enumerate(platforms):
         xs, ys, errors = [], [], []
         for x, step in enumerate(steps):
@@ -125,4 +125,4 @@ def metric_figure(report, metric):
     axes.set_title(_title(metric))
     axes.grid(True, axis="y", alpha=0.3)
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return _to_svg(fig)
+    return to_svg(fig)

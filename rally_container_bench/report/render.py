@@ -8,6 +8,7 @@ import os
 import jinja2
 
 from rally_container_bench.report import comparison
+from rally_container_bench.report import forest
 from rally_container_bench.report import plots
 
 FILE_NAMES = {"html": "comparison.html", "csv": "comparison.csv",
@@ -177,11 +178,19 @@ def to_json(report):
     return json.dumps(report, indent=2, sort_keys=True) + "\n"
 
 
-def to_markdown(report):
+def to_markdown(report, figures=()):
+    """The report in Markdown.
+
+    figures: the steps whose forest plot is beside it (forest-c<N>.svg),
+    shown first.
+    """
     lines = ["# %s" % report["title"], "",
              "Rally tasks: %s. Generated %s by rally-container-bench."
              % (", ".join(t["uuid"] or "?" for t in report["tasks"]),
                 report["generated_at"]), ""]
+    for step in figures:
+        lines += ["![Concurrency %s: each platform against native]"
+                  "(forest-c%s.svg)" % (step, step), ""]
     lines.append("Platforms: " + "; ".join(
         "**%s** (%s)" % (p["label"], ", ".join(
             "%s %s" % (k, v) for k, v in p["environment"]
@@ -215,6 +224,8 @@ def to_markdown(report):
     for warning in report["warnings"]:
         lines.append("> Warning: %s" % warning)
     lines.append("")
+    for note in report.get("notes", []):
+        lines += ["Note: %s" % note, ""]
     for key in ("paired", "sequential"):
         if report["methods"].get(key):
             lines.append("Methods, %s: %s." % (key, report["methods"][key]))
@@ -253,7 +264,8 @@ def _steps_markdown(report):
             step["platform"], step["concurrency"],
             "yes" if step["synchronised"] else "no",
             concurrency_cell(step), number(step["slowest_ready"]),
-            number(step["create_skew"]), "; ".join(step["flags"]) or "–"))
+            number(step["create_skew"]),
+            "; ".join(step["flags"] + step.get("notes", [])) or "–"))
     lines.append("")
     return lines
 
@@ -310,15 +322,20 @@ def to_html(report):
         metric_figures=[(m, plots.metric_figure(report, m))
                         for m in workload_metrics],
         environment_keys=keys, environments=environments,
-        findings=findings(report),
+        findings=findings(report), forest=forest.figures(report),
         json_dumps=lambda value: json.dumps(value, sort_keys=True))
 
 
-RENDERERS = {"html": to_html, "csv": to_csv, "json": to_json,
-             "md": to_markdown}
+RENDERERS = {"html": to_html, "csv": to_csv, "json": to_json}
 
 
 def files(report, directory):
-    """{path: text} of every format in directory."""
-    return {os.path.join(directory, FILE_NAMES[kind]): render(report)
-            for kind, render in RENDERERS.items()}
+    """{path: text} of every format in directory, and the forest plots."""
+    found = {os.path.join(directory, FILE_NAMES[kind]): render(report)
+             for kind, render in RENDERERS.items()}
+    figures = forest.figures(report)
+    for step, svg in figures:
+        found[os.path.join(directory, "forest-c%s.svg" % step)] = svg
+    found[os.path.join(directory, FILE_NAMES["md"])] = to_markdown(
+        report, [step for step, _ in figures])
+    return found

@@ -36,8 +36,11 @@ def of(collected):
                          % (100 * clock.CLOCK_TOLERANCE, mismatches,
                             statistics.median(ratios) if ratios else 0))
         runs = disturbance.runs_of(checks)
+        notes = []
         if runs["disturbed"]:
-            flags.append(
+            # handled (measured again, none left out): a note; runs left
+            # out of verdicts: a reader must know
+            (flags if runs["left_out"] else notes).append(
                 "%d of %d test runs disturbed (foreign load %.2f cores, "
                 "median of those), re-measured %d time(s); %d left out of "
                 "verdicts" % (runs["disturbed"], runs["runs"],
@@ -58,7 +61,7 @@ def of(collected):
             "clock_ratio": statistics.median(ratios) if ratios else None,
             "host_steal": statistics.median(steal) if steal else None,
             "runs": runs,
-            "flags": flags})
+            "flags": flags, "notes": notes})
     return found
 
 

@@ -138,9 +138,42 @@ class ComparisonInBrowserTestCase(unittest.TestCase):
 
     def test_worse_than_native_cells_are_coloured(self):
         # The TCG guest is slower than native on every workload: its
-        # headline cells are red, near the top of the page.
-        self.assertGreater(self.count(WORSE_CELL, box=(0, 0, 1400, 1500)),
+        # headline cells are red, under the answer's figures at the top.
+        self.assertGreater(self.count(WORSE_CELL, box=(0, 0, 1400, 2500)),
                            2000)
+
+    def test_the_answer_is_the_first_thing_on_the_page(self):
+        dom = helpers.offline_dom(
+            "file://" + os.path.join(COMPARED, "comparison.html"),
+            os.path.join(self.dir.name, "dom-profile"))
+        answer = dom.index('id="answer"')
+        # the forest plots before any table, warning or other figure
+        self.assertLess(answer, dom.index("<svg"))
+        self.assertLess(answer, dom.index("<table"))
+        self.assertLess(answer, dom.index('class="warning"'))
+        self.assertIn("each platform against native", dom)
+
+    def test_a_quiet_run_shows_no_warning_box(self):
+        # A run whose disturbed tests were all measured again, none left
+        # out: a note, no warning.
+        from rally_container_bench.report import comparison
+        from rally_container_bench.report import render
+        from tests.unit.report import test_paired
+        iterations = [test_paired._iteration(
+            test_paired._records(1000 + i, 1000 + i, attempt=2),
+            [test_paired._check(1, "instance", 0.6, True, "re-measured"),
+             test_paired._check(2, "instance", 0.0, False, "used")],
+            10.0 * i) for i in range(4)]
+        report = comparison.build([test_paired._document(iterations)])
+        self.assertEqual([], report["warnings"])
+        path = os.path.join(self.dir.name, "quiet.html")
+        with open(path, "w") as f:
+            f.write(render.to_html(report))
+        dom = helpers.offline_dom("file://" + path, os.path.join(
+            self.dir.name, "quiet-profile"))
+        self.assertNotIn('class="warning"', dom)
+        self.assertIn('class="note"', dom)
+        self.assertIn("re-measured", dom)
 
     def test_plots_are_drawn(self):
         # Lines and bars of the first platform in the figures below the

@@ -184,6 +184,9 @@ def results_pages(app):
             lines += [meta["note"], ""]
         with open(os.path.join(directory, "comparison.md")) as f:
             for line in f.read().splitlines():
+                # the report's figures (forest-c<N>.svg) beside it
+                line = re.sub(r"\]\((forest-c\d+\.svg)\)",
+                              r"](%s/\1)" % name, line)
                 lines.append("#" + line if line.startswith("#") else line)
         with open(os.path.join(top, name + ".md"), "w") as f:
             f.write("\n".join(lines) + "\n")

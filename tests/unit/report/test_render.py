@@ -3,10 +3,12 @@
 import csv
 import io
 import json
+import os
 import re
 import unittest
 
 from rally_container_bench.report import comparison
+from rally_container_bench.report import forest
 from rally_container_bench.report import render
 from tests.unit.report import test_comparison
 
@@ -92,9 +94,15 @@ class HtmlTestCase(unittest.TestCase):
             with self.subTest(pattern=pattern):
                 self.assertIsNone(re.search(pattern, self.html))
 
-    def test_a_figure_per_headline_metric(self):
+    def test_a_figure_per_headline_metric_after_the_answer(self):
         headline = [m for m in REPORT["metrics"] if m["headline"]]
-        self.assertEqual(len(headline), self.html.count("<svg"))
+        answers = forest.figures(REPORT)
+        self.assertEqual(len(headline) + len(answers),
+                         self.html.count("<svg"))
+        if answers:
+            # the answer comes first, before any table or warning
+            self.assertLess(self.html.index('id="answer"'),
+                            self.html.index('id="headline"'))
 
     def test_every_section(self):
         for anchor in ("headline", "phases", "workloads", "statistics",
@@ -125,8 +133,13 @@ class HtmlTestCase(unittest.TestCase):
 
 class FilesTestCase(unittest.TestCase):
 
-    def test_four_files_in_the_directory(self):
+    def test_four_files_in_the_directory_and_the_forest_plots(self):
         files = render.files(REPORT, "/out")
+        plots = {"/out/forest-c%s.svg" % step
+                 for step, _ in forest.figures(REPORT)}
         self.assertEqual({"/out/comparison.html", "/out/comparison.csv",
-                          "/out/comparison.json", "/out/comparison.md"},
-                         set(files))
+                          "/out/comparison.json", "/out/comparison.md"}
+                         | plots, set(files))
+        for path in plots:
+            self.assertIn("](%s)" % os.path.basename(path),
+                          files["/out/comparison.md"])
