@@ -3,6 +3,12 @@
     python -m benchmarks.time_to_verdict [--platforms docker lxc ...]
         [--concurrency 1 2] [--tests quick-cpu quick-memory-read]
         [--times 4] [--budget-s 600] [--max-rounds 3] [--pairs 6]
+        [--pinned-vs-unpinned]
+
+--pinned-vs-unpinned: instead of the old way, the new way twice in one
+run, its pairs unpinned and pinned (each instance and its twin on one
+host CPU): the pair SD per kind of test and the machine seconds per
+decided cell of both, as ratios.
 
 On this host, in one run: the same cells (platform x concurrency x test)
 measured the new way — rcbench decide: native twins, foreign load
@@ -70,6 +76,40 @@ def old_way(home, args, margins):
     return report, machine_seconds(document, report)
 
 
+def pinned_vs_unpinned(home, args, settings, cells):
+    """Both ways of pairing in one run, unpinned first; prints ratios."""
+    found = {}
+    for pinned in (False, True):
+        with tempfile.TemporaryDirectory(prefix="rcbench-ttv-") as out:
+            started = time.monotonic()
+            report, seconds, _ = new_way(home, dict(args, pinned=pinned),
+                                         settings, out)
+            found[pinned] = (report, seconds, time.monotonic() - started)
+    print("%-10s %-9s %-9s %s" % ("pairs", "kind", "pair SD",
+                                  "machine-s per decided cell"))
+    costs = {}
+    for pinned, (report, seconds, wall) in sorted(found.items()):
+        name = "pinned" if pinned else "unpinned"
+        judged = verdicts(report, cells)
+        done = sum(1 for v in judged.values() if v in decide.DECIDED)
+        spent = sum(seconds[(k[0], k[1])] for k in judged)
+        costs[pinned] = spent / done if done else None
+        for noise in report.get("noise", []):
+            print("%-10s %-9s %7.2f %%  %s" % (
+                name, noise["kind"], 100 * noise["pair_sd"],
+                "%.0f (%d of %d decided, wall %.0f s)" % (
+                    costs[pinned] or spent, done, len(judged), wall)))
+    sds = {pinned: {n["kind"]: n["pair_sd"] for n in found[pinned][0].get(
+        "noise", [])} for pinned in found}
+    for kind in sorted(sds[True]):
+        if sds[False].get(kind):
+            print("pair SD of %s, pinned / unpinned: %.2f"
+                  % (kind, sds[True][kind] / sds[False][kind]))
+    if costs[True] and costs[False]:
+        print("machine-s per decided cell, pinned / unpinned: %.2f"
+              % (costs[True] / costs[False]))
+
+
 def new_way(home, args, settings, out):
     env = dict(os.environ, HOME=home.path, XDG_CACHE_HOME=helpers.CACHE_HOME)
     args_file = os.path.join(out, "args.json")
@@ -102,6 +142,9 @@ def main():
     parser.add_argument("--max-rounds", type=int, default=3)
     parser.add_argument("--pairs", type=int, default=6,
                         help="the new way's pairs per cell and round")
+    parser.add_argument("--pinned-vs-unpinned", action="store_true",
+                        help="the new way with its pairs unpinned, then "
+                             "pinned, instead of the old way")
     options = parser.parse_args()
     settings = {"budget_s": options.budget_s,
                 "max_rounds": options.max_rounds,
@@ -113,6 +156,12 @@ def main():
             "times": options.times, "seed": 1}
     cells = decide.cells_of(args)
     home = helpers.RallyHome()
+    if options.pinned_vs_unpinned:
+        try:
+            pinned_vs_unpinned(home, args, settings, cells)
+        finally:
+            home.close()
+        return
     try:
         with tempfile.TemporaryDirectory(prefix="rcbench-ttv-") as out:
             started = time.monotonic()

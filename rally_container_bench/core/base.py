@@ -73,6 +73,26 @@ class Executor(abc.ABC):
         """Release connections; the executor may be used again after."""
 
 
+class PinnedExecutor(Executor):
+    """Another executor's commands, confined to one CPU (taskset)."""
+
+    def __init__(self, inner, cpu):
+        self.inner = inner
+        self.cpu = cpu
+        self.kind = inner.kind
+        self.on_host = inner.on_host
+
+    def run(self, argv, timeout, cwd=None):
+        return self.inner.run(["taskset", "-c", str(self.cpu)] + list(argv),
+                              timeout, cwd=cwd)
+
+    def describe(self):
+        return self.inner.describe()
+
+    def close(self):
+        self.inner.close()
+
+
 def wait_until(done, timeout, interval, what, last=None):
     """Call done() until it returns a true value, and return that value.
 
@@ -212,6 +232,20 @@ class Driver(abc.ABC):
     #: the instance runs a kernel of its own (a VM): its /proc/uptime at
     #: the first login is its boot time, measured inside
     own_kernel = False
+    #: the host CPU the scenario pins the instance to (a pinned pair: its
+    #: native twin runs there too); None: where the engine puts it
+    pinned_cpu = None
+
+    @property
+    def cpuset(self):
+        """The host CPUs the instance runs on; None: any.
+
+        The tuning's cpuset, else the pinned CPU.
+        """
+        tuned = getattr(self.tuning, "cpuset", None)
+        if tuned is not None:
+            return tuned
+        return None if self.pinned_cpu is None else str(self.pinned_cpu)
 
     def __init__(self, image, conf):
         self.image = image

@@ -42,3 +42,16 @@ class ComputeHostsTestCase(unittest.TestCase):
             "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)"))
         self.assertEqual("0.4.12", access.version_of("sysbench 0.4.12"))
         self.assertIsNone(access.version_of("command not found"))
+
+
+class VcpuPinTestCase(unittest.TestCase):
+    """`virsh vcpupin DOMAIN --vcpu 0` as libvirt 9 prints it."""
+
+    def test_the_first_host_cpu_of_vcpu_0(self):
+        from rally_container_bench.task.scenarios import cloud
+        table = (" VCPU   CPU Affinity\n----------------------\n"
+                 " 0      3\n")
+        self.assertEqual(3, cloud.parse_vcpupin(table))
+        self.assertEqual(2, cloud.parse_vcpupin(" 0      2-3\n"))
+        self.assertEqual(1, cloud.parse_vcpupin("0: 1,5\n"))
+        self.assertIsNone(cloud.parse_vcpupin("error: no domain\n"))

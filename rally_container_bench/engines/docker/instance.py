@@ -119,8 +119,8 @@ class DockerDriver(oci_containers.InspectedContainer, ssh.SshDriver):
         else:
             options.update(ports={"22/tcp": ("127.0.0.1", None)},
                            network=self.conf.docker_network)
-        if tuning.cpuset is not None:
-            options["cpuset_cpus"] = tuning.cpuset
+        if self.cpuset is not None:
+            options["cpuset_cpus"] = self.cpuset
         if tuning.workdir_volume:
             # An anonymous volume: removed with the container (v=True).
             options["mounts"] = [docker.types.Mount(

@@ -161,8 +161,8 @@ class LibvirtDriver(ssh.SshDriver):
             features=("" if self.acceleration == acceleration.KVM
                       else _TCG_FEATURES),
             devices=devices + (_SCSI_CONTROLLER if scsi else ""),
-            vcpu_placement=(" cpuset='%s'" % quote(tuning.cpuset)
-                            if tuning.cpuset else ""),
+            vcpu_placement=(" cpuset='%s'" % quote(self.cpuset)
+                            if self.cpuset else ""),
             memory_backing=_HUGEPAGES if tuning.hugepages else "",
             qemu_commandline=_USER_NET.format(
                 forwards=quote(hostfwd_option(port, forwards))))

@@ -21,7 +21,7 @@ lxc.uts.name = {hostname}
 lxc.rootfs.path = overlay:{lower}:{upper}
 lxc.net.0.type = {network}
 lxc.init.cmd = {init}
-{environment}lxc.mount.auto = proc:mixed sys:mixed cgroup:mixed
+{environment}{cpuset}lxc.mount.auto = proc:mixed sys:mixed cgroup:mixed
 lxc.autodev = 1
 lxc.tty.max = 0
 lxc.pty.max = {ptys}
@@ -41,19 +41,24 @@ def instance_dir(conf, name):
 
 
 def write_config(name, view, lower, upper, init, network, hostname, ptys,
-                 environment=()):
+                 environment=(), cpuset=None):
     """Write container ``name``'s config.
 
     network: none (the host's namespace) or empty (loopback only).
+    cpuset: the host CPUs it runs on (None: any).
     """
     directory = config_dir(name)
     os.makedirs(directory, exist_ok=True)
     env = "".join("lxc.environment = %s\n" % item for item in environment)
+    if cpuset is not None:
+        key = "lxc.cgroup.cpuset.cpus" if os.path.isdir(
+            "/sys/fs/cgroup/cpuset") else "lxc.cgroup2.cpuset.cpus"
+        cpuset = "%s = %s\n" % (key, cpuset)
     with open(os.path.join(directory, "config"), "w") as f:
         f.write(_CONFIG.format(
             header=labels.lxc_header(view, name), hostname=hostname,
             lower=lower, upper=upper, network=network, init=init,
-            environment=env, ptys=int(ptys),
+            environment=env, ptys=int(ptys), cpuset=cpuset or "",
             log=os.path.join(directory, "lxc.log")))
 
 

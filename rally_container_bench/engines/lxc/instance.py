@@ -43,7 +43,8 @@ class LxcDriver(ssh.SshDriver):
             name, labels.INSTANCE, self.image.rootfs, upper,
             init="/sbin/rcbench-init", network="none",
             hostname="rcbench-guest", ptys=16,
-            environment=["RCBENCH_SSH_PORT=%d" % port])
+            environment=["RCBENCH_SSH_PORT=%d" % port],
+            cpuset=self.cpuset)
         started = self._run("lxc-start", "-n", name, "-d")
         if started.returncode != 0:
             detail = started.stderr.strip()

@@ -16,14 +16,22 @@ from rally_container_bench.core import base
 
 
 class NativeExecutor(base.Executor):
+    """Commands on this host; with cpu, confined to that CPU (taskset)."""
+
     kind = "native"
     on_host = True
 
+    def __init__(self, cpu=None):
+        self.cpu = cpu
+
     def run(self, argv, timeout, cwd=None):
         started = time.monotonic()
+        words = [str(word) for word in argv]
+        if self.cpu is not None:
+            words = ["taskset", "-c", str(self.cpu)] + words
         try:
             proc = subprocess.Popen(
-                [str(word) for word in argv], cwd=cwd,
+                words, cwd=cwd,
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, text=True)
         except OSError as e:

@@ -289,6 +289,19 @@ class NovaDriver(ssh.SshDriver):
         return ["sh", "-c", _DOMAIN_PID, "rcbench-pid", domain] \
             if domain else None
 
+    def host_cpu_command(self, instance):
+        """The argv that prints vCPU 0's host CPUs on the compute host.
+
+        libvirt's vcpupin of the domain (Nova pins it where the flavor
+        asks for hw:cpu_policy dedicated); None without the admin.
+        """
+        if self.admin_nova is None:
+            return None
+        domain = getattr(self.admin_nova.servers.get(instance.id),
+                         "OS-EXT-SRV-ATTR:instance_name", None)
+        return ["virsh", "-c", "qemu:///system", "vcpupin", domain,
+                "--vcpu", "0"] if domain else None
+
     def describe(self):
         return {"driver": self.name, "nova_image": self.request.image,
                 "flavor": self.request.flavor}

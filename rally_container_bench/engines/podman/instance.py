@@ -114,8 +114,8 @@ class PodmanDriver(oci_containers.InspectedContainer, ssh.SshDriver):
         else:
             instance.ssh_port = ports.reserve(self.conf)
             options += ["-p", "127.0.0.1:%d:22" % instance.ssh_port]
-        if tuning.cpuset is not None:
-            options += ["--cpuset-cpus", tuning.cpuset]
+        if self.cpuset is not None:
+            options += ["--cpuset-cpus", self.cpuset]
         if tuning.workdir_volume:
             # An anonymous volume: removed with the container (rm -v).
             options += ["-v", tuning_lib.VOLUME_MOUNT]

@@ -29,6 +29,16 @@ def network_ref(neutron, network, seen_by):
     raise ValueError("no network %r visible to %s" % (network, seen_by))
 
 
+def parse_vcpupin(text):
+    """The first host CPU of `virsh vcpupin DOMAIN --vcpu 0`, or None."""
+    for line in text.splitlines():
+        head, _, cpus = line.strip().partition(" ")
+        if head.rstrip(":") == "0" and cpus.strip():
+            first = cpus.strip().split(",")[0].split("-")[0]
+            return int(first) if first.isdigit() else None
+    return None
+
+
 class CloudInstanceMixin:
     """Networks, the network phase, the baseline on the compute host.
 
@@ -92,12 +102,22 @@ class CloudInstanceMixin:
                 ["mktemp", "-d", "-p", found.workdir,
                  "rcbench-native-XXXXXX"], 60).check(
                 "mktemp on compute host %s" % host).stdout.strip()
-            twin = measured_runs.Twin(view.owned(), found.sysbench, scratch)
+            cpu = self._pinned_cpu(driver, instance, environment, view)
+            owned = view.owned()
+            twin = measured_runs.Twin(
+                owned if cpu is None else base.PinnedExecutor(owned, cpu),
+                found.sysbench, scratch)
             environment.update(
                 twin_host=host, load_read_on=host,
                 pairing="each test paired with a native twin on the "
                         "instance's compute host %s (%s)"
-                        % (host, found.describe()))
+                        % (host, found.describe()),
+                pinning=("instance (its flavor's dedicated vCPU) and its "
+                         "native twin on host CPU %s" % cpu
+                         if cpu is not None else
+                         "unpinned: the flavor does not pin the instance's "
+                         "vCPUs (hw:cpu_policy dedicated), so its twin "
+                         "runs where the host's kernel puts it"))
             yield OnHost(view, twin, None)
         finally:
             view.discard(instance.name)
@@ -108,3 +128,24 @@ class CloudInstanceMixin:
                     LOG.warning("%s: %s not removed: %s"
                                 % (host, scratch, e))
             view.close()
+
+    @staticmethod
+    def _pinned_cpu(driver, instance, environment, view):
+        """The host CPU of the instance's vCPU 0 where its flavor pins it.
+
+        Read on its compute host (libvirt's vcpupin); None elsewhere.
+        """
+        specs = environment.get("flavor_extra_specs") or ""
+        command = getattr(driver, "host_cpu_command", None)
+        if "hw:cpu_policy=dedicated" not in specs or command is None:
+            return None
+        argv = command(instance)
+        if not argv:
+            return None
+        try:
+            found = view.executor.run(argv, 60)
+        except base.DriverError as e:
+            LOG.warning("%s: its vCPU's host CPU not read: %s"
+                        % (instance.name, e))
+            return None
+        return parse_vcpupin(found.stdout)

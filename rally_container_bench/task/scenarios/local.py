@@ -2,6 +2,7 @@
 
 import contextlib
 import functools
+import os
 import tempfile
 
 from rally.common import validation
@@ -15,6 +16,8 @@ from rally_container_bench import opts
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.task.scenarios import phases
 from rally_container_bench.task.scenarios import sysbench_utils
+from rally_container_bench.validity import barrier
+from rally_container_bench.validity import hosts
 
 _CONTEXTS = {"rcbench_interrupt@default": {},
              "rcbench_local_cleanup@default": {}}
@@ -83,7 +86,7 @@ class BootAndDelete(LocalInstancesScenario):
 class BootSysbenchDelete(LocalInstancesScenario):
 
     def run(self, driver, tests, workdir=None, timeout=None, tuning=None,
-            native_twin=False, sysbench_path=None, repeat=1):
+            native_twin=False, sysbench_path=None, repeat=1, pinned=True):
         """Boot an instance, run sysbench inside it over SSH, delete it.
 
         The phases of boot_and_delete, and between network and delete
@@ -107,15 +110,22 @@ class BootSysbenchDelete(LocalInstancesScenario):
         :param repeat: measure each test (with its twin) this many times
             in the instance: more pairs per boot, where booting costs
             more than testing (a VM under TCG)
+        :param pinned: with native_twin, the instance and its twin run on
+            one host CPU (the instances of a wave each on their own, in
+            turn): the container's cpuset, the VM's vCPUs, the twin's
+            affinity; a tuning's cpuset wins. false: where the engine
+            and the kernel put them
         """
         engine = self._driver(driver, tuning)
         workdir = workdir or engine.default_workdir
         conf = opts.register()
+        cpu = self._pair_cpu(engine) if native_twin and pinned else None
+        engine.pinned_cpu = cpu
         with contextlib.ExitStack() as stack:
             twin = None
             if native_twin:
                 twin = measured_runs.Twin(
-                    native.NativeExecutor(),
+                    native.NativeExecutor(cpu),
                     sysbench_path or conf.sysbench_path,
                     stack.enter_context(tempfile.TemporaryDirectory(
                         prefix="rcbench-native-", dir=conf.native_workdir)))
@@ -123,12 +133,36 @@ class BootSysbenchDelete(LocalInstancesScenario):
             executor = stack.enter_context(
                 contextlib.closing(engine.executor(instance)))
             metadata = dict(self._metadata(engine), workdir=workdir,
-                            workdir_fs=filesystem_type(executor, workdir))
+                            workdir_fs=filesystem_type(executor, workdir),
+                            pinning=pinning(native_twin, cpu, engine))
             self.run_tests(executor, tests, "sysbench", workdir, timeout,
-                           metadata=metadata, twin=twin, host_load=True,
+                           metadata=metadata, twin=twin,
+                           host=hosts.LocalHost(conf),
                            repeat=repeat or 1,
                            endpoint=functools.partial(engine.endpoint,
                                                       instance))
+
+    def _pair_cpu(self, engine):
+        """This iteration's host CPU: the wave's instances spread in turn."""
+        if engine.cpuset is not None:
+            return None  # the tuning's cpuset: not ours to move
+        sync = barrier.current()
+        size = sync.concurrency if sync is not None else 1
+        cpus = sorted(os.sched_getaffinity(0))
+        position = (self.context.get("iteration", 1) - 1) % size
+        return cpus[position % len(cpus)]
+
+
+def pinning(native_twin, cpu, engine):
+    """How the instance and its twin were placed on the host's CPUs."""
+    if not native_twin:
+        return "no twin"
+    if cpu is not None:
+        return "instance and its native twin on host CPU %d" % cpu
+    if engine.cpuset is not None:
+        return ("unpinned pair: the instance on the tuning's CPUs %s, its "
+                "twin anywhere" % engine.cpuset)
+    return "unpinned: instance and twin where the kernel puts them"
 
 
 def filesystem_type(executor, path):

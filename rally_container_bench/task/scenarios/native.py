@@ -13,6 +13,7 @@ from rally_container_bench.core import ssh as ssh_login
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import sysbench_utils
+from rally_container_bench.validity import hosts
 
 
 @validation.add("rcbench_sysbench_tests", param_name="tests",
@@ -83,9 +84,13 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
                 ["mktemp", "-d", "-p", workdir or "/tmp",
                  "rcbench-native-XXXXXX"], timeout=60).check(
                 "mktemp on %s" % executor.instance.ssh_host).stdout.strip()
+            # that host's load, read there (never this host's)
+            view = hosts.ComputeHost(executor.instance.ssh_host, executor,
+                                     opts.register())
             try:
                 self.run_tests(
-                    executor, tests, executable, scratch, timeout,
-                    metadata={"host": executor.instance.ssh_host})
+                    view.owned(), tests, executable, scratch, timeout,
+                    metadata={"host": executor.instance.ssh_host},
+                    host=view)
             finally:
                 executor.run(["rm", "-rf", scratch], timeout=300)
