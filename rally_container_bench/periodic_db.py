@@ -42,6 +42,15 @@ def mask(url):
     return _PASSWORD.sub(r"\1***@", url or "")
 
 
+def engine_url(url):
+    """url with a PostgreSQL driver this package installs (psycopg 3).
+
+    A bare postgresql:// means psycopg2 to SQLAlchemy 2.0 and psycopg 3
+    to 2.1: named, the URL works under either.
+    """
+    return re.sub(r"^postgres(ql)?://", "postgresql+psycopg://", url or "")
+
+
 def password_of(url):
     found = _PASSWORD.search(url or "")
     return found.group(2) if found and found.group(2) else None
@@ -80,7 +89,7 @@ class Database:
             parser.read(rally_config)
         if not parser.has_section("database"):
             parser.add_section("database")
-        parser.set("database", "connection", url)
+        parser.set("database", "connection", engine_url(url))
         fd = os.open(self.conf, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
             parser.write(f)
@@ -162,17 +171,26 @@ class Database:
         return [t["uuid"] for t in self._tasks(self.baseline_tag)]
 
     def promote(self, uuids):
-        """Make the tasks uuids the job's baseline (the tag moves)."""
-        from rally.common import db
-        for task in self._tasks(self.baseline_tag):
-            if task["uuid"] not in uuids:
-                db.task_update(task["uuid"], {"tags": [
-                    t for t in task["tags"] if t != self.baseline_tag]})
-        for uuid in uuids:
-            tags = db.task_get(uuid)["tags"]
-            if self.baseline_tag not in tags:
-                db.task_update(uuid, {"tags": list(tags)
-                                      + [self.baseline_tag]})
+        """Make the tasks uuids the job's baseline (the tag moves).
+
+        One transaction, on Rally's tags table itself: Rally's
+        task_update(tags=...) compares its rows with strings, which
+        PostgreSQL refuses (and SQLite lets pass, duplicating tags).
+        """
+        import sqlalchemy as sa
+        from rally import consts
+        from rally.common.db import api
+        from rally.common.db import models
+
+        tag = models.Tag
+        with api.get_engine().begin() as conn:
+            conn.execute(sa.delete(tag).where(
+                tag.type == consts.TagType.TASK,
+                tag.tag == self.baseline_tag))
+            for uuid in uuids:
+                conn.execute(sa.insert(tag).values(
+                    uuid=uuid, type=consts.TagType.TASK,
+                    tag=self.baseline_tag))
 
     def document(self, rally, uuids, path):
         """Rally's JSON report of the tasks uuids, written to path."""

@@ -27,6 +27,7 @@ import uuid
 
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
+from rally_container_bench import periodic_db
 from tests.functional import helpers
 
 TASK = os.path.join(helpers.TOP, "tasks", "local_kvm_vs_containers.yaml")
@@ -51,7 +52,8 @@ def fresh_database(tmp):
         return "sqlite:///" + path, lambda: None
     import sqlalchemy
     name = "rcbench_test_%s" % uuid.uuid4().hex[:12]
-    admin = sqlalchemy.create_engine(server, isolation_level="AUTOCOMMIT")
+    admin = sqlalchemy.create_engine(periodic_db.engine_url(server),
+                                     isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(sqlalchemy.text("CREATE DATABASE %s" % name))
 

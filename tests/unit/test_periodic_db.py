@@ -44,7 +44,10 @@ class PeriodicDatabaseTestCase(unittest.TestCase):
             self.assertEqual(0o600, mode)
             parser = configparser.RawConfigParser()
             parser.read(store.conf)
-            self.assertEqual(URL, parser.get("database", "connection"))
+            # psycopg 3 named: a bare URL means psycopg2 to SQLAlchemy 2.0
+            self.assertEqual(URL.replace("postgresql://",
+                                         "postgresql+psycopg://"),
+                             parser.get("database", "connection"))
             # the operator's other settings kept
             self.assertEqual("0.2", parser.get("container_bench",
                                                "container_cpus"))
@@ -54,6 +57,13 @@ class PeriodicDatabaseTestCase(unittest.TestCase):
         finally:
             store.close()
         self.assertFalse(os.path.exists(store.conf))
+
+    def test_a_named_driver_is_kept(self):
+        for url in ("postgresql+psycopg2://u@h/d", "mysql+pymysql://u@h/d",
+                    "sqlite:////tmp/x.db"):
+            self.assertEqual(url, periodic_db.engine_url(url))
+        self.assertEqual("postgresql+psycopg://u@h/d",
+                         periodic_db.engine_url("postgres://u@h/d"))
 
     def test_a_bad_job_name_is_refused(self):
         with self.assertRaisesRegex(periodic_db.DatabaseError, "--job"):
