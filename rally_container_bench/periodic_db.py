@@ -177,10 +177,10 @@ class Database:
         task_update(tags=...) compares its rows with strings, which
         PostgreSQL refuses (and SQLite lets pass, duplicating tags).
         """
-        import sqlalchemy as sa
-        from rally import consts
         from rally.common.db import api
         from rally.common.db import models
+        from rally import consts
+        import sqlalchemy as sa
 
         tag = models.Tag
         with api.get_engine().begin() as conn:
