@@ -68,10 +68,16 @@ class ComparisonExportTestCase(unittest.TestCase):
         with open(os.path.join(directory, name)) as f:
             return f.read()
 
-    def test_rally_export_writes_the_four_files(self):
+    def test_rally_export_writes_the_four_files_and_forest_plots(self):
+        written = sorted(os.listdir(self.exported))
         self.assertEqual(
             ["comparison.csv", "comparison.html", "comparison.json",
-             "comparison.md"], sorted(os.listdir(self.exported)))
+             "comparison.md"],
+            [name for name in written if not name.endswith(".svg")])
+        plots = [name for name in written if name.endswith(".svg")]
+        self.assertTrue(plots)
+        self.assertTrue(all(re.match(r"forest-c\d+\.svg$", name)
+                            for name in plots), plots)
         self.assertIn(self.uuid, self.read(self.exported, "comparison.html"))
 
     def test_rally_export_and_rcbench_compare_agree(self):

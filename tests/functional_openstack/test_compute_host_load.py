@@ -6,8 +6,9 @@ its sshd) on the first CPU, aio-lxc-2 on the last, and each reads
 both. A CPU hog pinned to the last CPU, outside everything of the task,
 runs through a task of two libvirt-LXC servers spread over the two hosts,
 KEK's plain boot-and-delete before them. The runs on aio-lxc-2 are
-disturbed and measured again; the runs on aio-lxc are not. Read on the
-Rally host, both would be disturbed: this test would fail. Runs alone
+disturbed and measured again; the runs on aio-lxc read clearly less
+foreign load. Read on the Rally host, both would read the same: this test
+would fail. Runs alone
 (tox.ini): the hog would disturb the other tests, and they its readings.
 """
 
@@ -22,6 +23,19 @@ from tests.functional_openstack import cloud
 TASK_ARGS = {"platforms": ["container"], "container": "nova-lxc",
              "concurrency": [2], "min_concurrency": {}, "waves": 1,
              "spread": True, "boot_and_delete": [2], "tests": ["quick-cpu"]}
+
+
+def hog_the_cpu(pid):
+    """Weigh the hog's session as nice -8: ~86 % of a CPU beside one other.
+
+    With the kernel's autogroup (Debian's default) the CPU is shared per
+    session, not per process: the hog's four spinners against the native
+    twin's sshd session would take only half of it.
+    """
+    path = "/proc/%d/autogroup" % pid
+    if os.path.exists(path):
+        with open(path, "w") as f:
+            f.write("-8")
 
 
 class ComputeHostLoadTestCase(unittest.TestCase):
@@ -40,6 +54,7 @@ class ComputeHostLoadTestCase(unittest.TestCase):
             ["taskset", "-c", str(last), "sh", "-c",
              "for i in 1 2 3; do while :; do :; done & done; "
              "while :; do :; done"], start_new_session=True)
+        hog_the_cpu(cls.hog.pid)
         try:
             args = dict(TASK_ARGS, compute_hosts=cloud.compute_hosts())
             cls.uuid, _ = cls.home.start(
@@ -73,19 +88,29 @@ class ComputeHostLoadTestCase(unittest.TestCase):
         found = self.runs_by_host()
         self.assertEqual({"aio-lxc", "aio-lxc-2"}, set(found))
         for row in found["aio-lxc-2"]:
-            self.assertEqual("yes", row["disturbed"], row)
+            self.assertEqual("yes", row["disturbed"], found)
             self.assertGreater(float(row["foreign_cores"]), cloud.CLOUD_LIMIT)
         # each measured again, then left out
         self.assertIn("left out: disturbed",
                       {r["verdicts"] for r in found["aio-lxc-2"]})
         self.assertGreater(max(int(r["attempt"]) for r in found["aio-lxc-2"]),
                            1)
-        for row in found["aio-lxc"]:
-            self.assertEqual("no", row["disturbed"], row)
-            # its wave measured again with its disturbed member; its own
-            # last runs count
-            self.assertIn(row["verdicts"], ("re-measured", "used"), row)
-        self.assertIn("used", {r["verdicts"] for r in found["aio-lxc"]})
+        # aio-lxc's CPU also carries the cloud's own services (more so
+        # while the hog holds the other CPU): a run there may be
+        # disturbed by them, but on the whole it reads clearly less than
+        # the hog's host, and some of its runs are undisturbed. Each
+        # reading is of one host of one CPU (read on the Rally host, of
+        # two, the hog and the cloud together would exceed a core).
+
+        def mean(rows):
+            return sum(float(r["foreign_cores"]) for r in rows) / len(rows)
+        self.assertLess(mean(found["aio-lxc"]),
+                        mean(found["aio-lxc-2"]) - 0.15, found)
+        self.assertIn("no", {r["disturbed"] for r in found["aio-lxc"]},
+                      found)
+        for rows in found.values():
+            for row in rows:
+                self.assertLessEqual(float(row["foreign_cores"]), 1.05, row)
 
     def test_the_plain_boot_and_delete_ran_on_both_hosts(self):
         (workload,) = [w for w in helpers.workloads(self.report)

@@ -35,8 +35,9 @@ class TaskValidationTestCase(unittest.TestCase):
                    "concurrency": [16]},
                   "16 Zun containers at once with image_pull_policy=always "
                   "each download the"))
+        # aio-quick runs Zun at 2 only (min_concurrency): here at 1
         zun = dict(platforms=["container"], container="zun",
-                   concurrency=[1])
+                   concurrency=[1], min_concurrency={})
         procs = self.home.validate_each(
             cloud.TASK, [dict(zun, **args) for args, _ in cases],
             "--task-args-file", cloud.ARGS)
@@ -62,7 +63,7 @@ class TaskValidationTestCase(unittest.TestCase):
                  # the memory libvirt reports (NUMA node 0's MemTotal, which
                  # grows as this VM's memory is hot-plugged: 22 and 16 seen).
                  ({"platforms": ["container"], "container": "nova-lxc",
-                   "concurrency": [40], "max_concurrency": {}},
+                   "concurrency": [40], "waves": 1, "max_concurrency": {}},
                   "40 servers at once (VCPU 1, MEMORY_MB 1024 each) do not "
                   "fit the lxc compute hosts: room for "),
                  # Placement: 2 cores, so no host takes a 3-core container.
@@ -94,7 +95,8 @@ class TaskValidationTestCase(unittest.TestCase):
         procs = self.home.validate_each(
             cloud.TASK, [dict({"platforms": ["container"],
                                "container": "nova-lxc",
-                               "concurrency": [1]}, **args)
+                               "concurrency": [1], "min_concurrency": {}},
+                              **args)
                          for args, _ in cases],
             "--task-args-file", cloud.ARGS)
         for (args, message), proc in zip(cases, procs):

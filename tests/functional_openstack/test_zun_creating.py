@@ -7,12 +7,14 @@ Creating. The iteration's error must say so (Zun's status and task
 state), and the iteration must delete it, within the delete timeout
 (Zun refuses a plain delete in Creating; the admin's force-delete is
 queued behind the create). Then ``rcbench cleanup --env`` on a container
-named as Rally names them. Skips without the cloud.
+named as Rally names them, and on the shared guest image of a task whose
+Rally DB is gone (a killed run's). Skips without the cloud.
 """
 
 import os
 import subprocess
 import unittest
+import uuid
 
 import yaml
 
@@ -99,6 +101,40 @@ class ZunCreatingTestCase(unittest.TestCase):
                       % (name, container.uuid), out.stdout)
         self.assertEqual([], [c for c in zun.containers.list(
             all_projects=True) if c.uuid == container.uuid])
+
+    def test_cleanup_env_deletes_the_image_of_a_task_it_does_not_know(self):
+        from glanceclient import client as glance_client
+
+        from rally_container_bench.task.contexts import guest_share
+        glance = glance_client.Client("2", session=aio.admin_session())
+        lost = str(uuid.uuid4())  # a task of a Rally DB that is gone
+        image = glance.images.create(
+            name=guest_share.name_of(lost, "docker", "disk"),
+            disk_format="raw", container_format="docker",
+            visibility="shared", **{guest_share.TASK_PROPERTY: lost,
+                                    guest_share.FORM_PROPERTY: "docker",
+                                    guest_share.ROLE_PROPERTY: "disk"})
+        self.addCleanup(self._delete_image, glance, image["id"])
+        out = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "cleanup", "--env", "aio",
+             "--task", lost, "--rally-config", self.home.conf],
+            capture_output=True, text=True, timeout=120,
+            env=dict(os.environ, HOME=self.home.path))
+        self.assertEqual(0, out.returncode, out.stdout + out.stderr)
+        self.assertIn("no task %s: only its shared guest images" % lost,
+                      out.stderr)
+        self.assertIn("deleted shared guest image %s (%s"
+                      % (image["name"], image["id"]), out.stdout)
+        self.assertEqual([], list(glance.images.list(
+            filters={guest_share.TASK_PROPERTY: lost})))
+
+    @staticmethod
+    def _delete_image(glance, image_id):
+        from glanceclient import exc
+        try:
+            glance.images.delete(image_id)
+        except exc.HTTPNotFound:
+            pass
 
     @staticmethod
     def _force_delete(zun, uuid):

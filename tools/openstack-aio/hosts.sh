@@ -46,9 +46,18 @@ aio_host_netns() {
     case $1 in aio-*) echo "$1" ;; *) echo aio-zun ;; esac
 }
 
+# lxcfs's mount, also a dead one: after a crash or a restart of the machine
+# the FUSE mount stays listed, and any stat of it fails with "Transport
+# endpoint is not connected" (mountpoint(1) then says it is none).
+lxcfs_unmount() {
+    grep -q " $AIO_LXCFS fuse" /proc/mounts || return 0
+    fusermount -u "$AIO_LXCFS" 2>/dev/null || umount -l "$AIO_LXCFS"
+}
+
 # Keys, sshd configs and the compute_hosts argument (setup.sh, configure).
 hosts_configure() {
     local name address cpus
+    stat "$AIO_LXCFS" >/dev/null 2>&1 || lxcfs_unmount
     mkdir -p "$AIO_HOSTS_DIR" "$AIO_LXCFS"
     chmod 700 "$AIO_HOSTS_DIR"
     [ -s "$AIO_HOSTS_DIR/ssh_host_ed25519_key" ] \
@@ -137,8 +146,6 @@ hosts_remove() {
                /sys/fs/cgroup/$AIO_CGROUP/* /sys/fs/cgroup/$AIO_CGROUP; do
         [ -d "$dir" ] && rmdir "$dir" 2>/dev/null
     done
-    if mountpoint -q "$AIO_LXCFS"; then
-        fusermount -u "$AIO_LXCFS" 2>/dev/null || umount -l "$AIO_LXCFS"
-    fi
+    lxcfs_unmount
     return 0
 }

@@ -192,7 +192,7 @@ class GuestImage(os_context.OpenStackContext):
                 created = glance.create_image(
                     image_name=name, container_format=container_format,
                     image_location=location, disk_format=disk_format,
-                    visibility="shared" if task_id else None,
+                    visibility="shared" if task_id else "private",
                     properties=props)
             uploaded[role] = created.id
         return uploaded, name
