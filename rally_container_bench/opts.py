@@ -72,6 +72,14 @@ OPTS = [
                     "synchronised start re-measures together. A test still "
                     "disturbed after them is kept, flagged, out of "
                     "verdicts."),
+    cfg.FloatOpt("quiet_wait", default=30.0, min=0,
+                 help="Seconds a disturbed test waits at most, before it "
+                      "is measured again, for its host's foreign load to "
+                      "drop below foreign_load_limit (read in one-second "
+                      "windows, logged as 'host busy: waiting'): measuring "
+                      "beside the load only to discard the run again "
+                      "spends the budget for nothing. 0: measure again at "
+                      "once."),
     cfg.StrOpt("sysbench_path", default="sysbench",
                help="sysbench executable of the native baseline on this "
                     "host (a name looked up in PATH, or a path)."),

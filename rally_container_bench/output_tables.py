@@ -8,6 +8,8 @@ same titles. Pure, no Rally import.
 ENVIRONMENT = "environment"
 START_BARRIER = "start barrier"
 VALIDITY = "validity"
+# The waits for a quiet host before a disturbed test is measured again.
+QUIET_WAIT = "quiet wait"
 # The guest's boot time read inside at its first login.
 GUEST = "guest"
 # The lifecycle scenarios' memory chart; before metric records

@@ -16,6 +16,8 @@ import time
 _STARTED = re.compile(r"([0-9a-f-]{36}): started")
 _ITER_END = re.compile(r"\| ITER: \d+ END")
 _WORKLOAD_DONE = re.compile(r"completed (\d+) of (\d+) in general")
+_BUSY = re.compile(r"host busy: waiting for quiet on (\S+)")
+_MEASURING = re.compile(r"\| ITER: \d+ (?:START|END)|host busy: waited ")
 
 
 class Progress:
@@ -40,6 +42,8 @@ class Progress:
                  % (s.get("round"), s.get("looks"), s.get("where", "-"),
                     s.get("done", 0), s.get("planned", 0),
                     s.get("decided", 0), s.get("cells", 0)))
+        if s.get("busy"):
+            where += " | host busy: waiting (%s)" % s["busy"]
         # a file gets a line when the run moves on, not every second
         key = where if not self.tty else where + minutes(self.left())
         if key == self._last:
@@ -97,11 +101,27 @@ def run_round(rally, task, args, env, log_path, progress, plan, tags=None):
         done += len(_ITER_END.findall(text))
         workloads = _WORKLOAD_DONE.findall(text)
         where = int(workloads[-1][0]) if workloads else None
-        progress.update(done=done, **({"where": _where(plan, where)}
-                                      if where is not None else {}))
+        progress.update(done=done, busy=_busy(text, progress.state.get(
+            "busy")), **({"where": _where(plan, where)}
+                         if where is not None else {}))
         if finished:
             break
     return uuid, proc.returncode
+
+
+def _busy(text, before):
+    """The host a run waits on for quiet, from the log's new text.
+
+    Shown until the wait ends (or an iteration starts or ends).
+    """
+    busy = before
+    for line in text.splitlines():
+        found = _BUSY.search(line)
+        if found:
+            busy = found.group(1)
+        elif _MEASURING.search(line):
+            busy = None
+    return busy
 
 
 def _where(plan, index):

@@ -3,9 +3,10 @@
 A real sequential run (rounds of tasks/local_kvm_vs_containers.yaml,
 each Docker test paired with its native twin) while a CPU hog outside
 Rally's process tree runs during the first seconds of round 1: the runs
-beside it are flagged with their foreign load and measured again, and
-left out of verdicts; every cell ends with a verdict or the pairs it
-still needs, within the budget. Runs alone (tox.ini: the hog would
+beside it are flagged with their foreign load, wait for the hog to end
+("host busy: waiting") and are measured again, and left out of
+verdicts; every cell ends with a verdict or the pairs it still needs,
+within the budget. Runs alone (tox.ini: the hog would
 disturb other tests, and they its verdicts).
 """
 
@@ -90,6 +91,15 @@ class DecideWithHogTestCase(helpers.DockerRallyTestCase):
                           ("re-measured", "left out: disturbed"))
         self.assertTrue([c for c in checks if int(c["attempt"]) > 1],
                         "nothing was measured again")
+        # and before measuring again it waited for the hog to end
+        waits = [row for w in helpers.workloads(document)
+                 for i in w["data"] for row in _rows(i, "quiet wait")]
+        self.assertTrue([r for r in waits
+                         if r["waited_s"] > 2 and r["quiet"] == "yes"],
+                        waits)
+        with open(os.path.join(out, "rally-task.log")) as f:
+            self.assertIn("host busy: waiting for quiet on", f.read())
+        self.assertIn("host busy: waiting", output)  # the progress line
         # Rally's own view: the instance's and the twin's tables
         titles = {t["title"] for w in helpers.workloads(document)
                   for i in w["data"] for t in i["output"]["additive"]}

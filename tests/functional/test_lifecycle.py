@@ -3,6 +3,11 @@
 One run of tasks/local_lifecycle.yaml with tasks/args/lifecycle-quick.yaml
 (every runtime: 3 parallel (VMs 2), footprint at N = 1), then
 its results, the comparison report, and each engine asked for leftovers.
+
+Why ~4 min in CI (~2.7 alone): 12 runtimes x 3 workloads, each a Rally
+workload with its own contexts, two QEMU guests booting under TCG, and the
+other stestr worker's tests on the same two cores. One task for all: a
+runtime's wiring is only proven through Rally's own runner.
 """
 
 import os

@@ -13,6 +13,10 @@ the database with trends over both, and a run with an injected slowdown
 metric, by how much and with its CI; beside that one, a second job's
 first run on the same database at the same time, which keeps its own
 baseline. Then bad connection strings: one line, exit 2, no password.
+
+Why ~4 min: four whole runs of the pipeline (each a Rally task and every
+export), three of them one after the other, because the gate of each
+reads what the one before left in the database.
 """
 
 import concurrent.futures
@@ -295,3 +299,34 @@ class PeriodicJobTestCase(unittest.TestCase):
                                            server).group(1), proc.stderr)
                 self.assertFalse(os.path.exists(
                     os.path.join(home.path, "results")))
+
+
+class ForeignSchemaTestCase(unittest.TestCase):
+    """A database whose Rally schema a newer Rally made: one line, exit 2."""
+
+    def test_unknown_schema_revision_stops_before_anything_boots(self):
+        import sqlalchemy
+        home = helpers.RallyHome()
+        self.addCleanup(home.close)
+        path = os.path.join(home.path, "newer.sqlite")
+        engine = sqlalchemy.create_engine("sqlite:///" + path)
+        with engine.begin() as conn:
+            conn.execute(sqlalchemy.text(
+                "CREATE TABLE alembic_version (version_num VARCHAR(32) "
+                "NOT NULL PRIMARY KEY)"))
+            conn.execute(sqlalchemy.text(
+                "INSERT INTO alembic_version VALUES ('f00dfacef00d')"))
+        engine.dispose()
+        results = os.path.join(home.path, "results")
+        proc = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "periodic",
+             "--task", TASK, "--task-args-file", ARGS, "--results", results,
+             "--local-env", "--database", "sqlite:///" + path],
+            capture_output=True, text=True, cwd=helpers.TOP, timeout=300,
+            env=dict(os.environ, HOME=home.path))
+        self.assertEqual(2, proc.returncode, proc.stdout + proc.stderr)
+        lines = proc.stderr.strip().splitlines()
+        self.assertEqual(1, len(lines), proc.stderr)
+        self.assertIn("has schema revision f00dfacef00d, which this Rally "
+                      "does not know", lines[0])
+        self.assertFalse(os.path.exists(results))

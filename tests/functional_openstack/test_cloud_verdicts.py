@@ -9,6 +9,10 @@ spread over their kind's two hosts, rounds until the cells are decided
 or the budget ends, one guest image for the whole task, every host's
 image cache warmed first; then exported, made the baseline, and
 everything it left looked for. Skips without the cloud.
+
+Why ~6 min: the decide run itself (the args' budget, 300 s, plus writing
+its reports): QEMU guests boot under TCG here, and a cell is decided only
+by enough pairs; a shorter budget would test a run that decides nothing.
 """
 
 import json

@@ -10,6 +10,10 @@ disturbed and measured again; the runs on aio-lxc read clearly less
 foreign load. Read on the Rally host, both would read the same: this test
 would fail. Runs alone
 (tox.ini): the hog would disturb the other tests, and they its readings.
+
+Why ~5 min: one whole cloud task (users, the image to Glance, warm caches
+on both hosts, KEK's plain boot-and-delete, the wave), and the hogged
+host's runs are measured to the re-measure bound, at a seventh of a CPU.
 """
 
 import json
@@ -42,8 +46,9 @@ class ComputeHostLoadTestCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
+        # the hog stays to the end: nothing to wait for before a re-measure
         cls.home = cloud.aio_rally_home({"foreign_load_limit":
-                                         cloud.CLOUD_LIMIT})
+                                         cloud.CLOUD_LIMIT, "quiet_wait": 0})
         last = os.cpu_count() - 1
         if last < 1:
             cls.home.close()

@@ -134,6 +134,34 @@ class ProgressTestCase(unittest.TestCase):
         self.assertIn("iterations 3 of 12", lines[1])
 
 
+class HostBusyProgressTestCase(unittest.TestCase):
+
+    def test_shown_while_a_run_waits_for_quiet_and_gone_after(self):
+        waiting = ("2026-11-26 13:20:01.000 1 INFO rally_container_bench."
+                   "task.scenarios.measured_runs [-] host busy: waiting for "
+                   "quiet on aio-lxc-2 before measuring cpu again (0.86 "
+                   "cores of foreign load, limit 0.6; at most 30 s)\n")
+        done = ("2026-11-26 13:20:12.000 1 INFO rally_container_bench."
+                "task.scenarios.measured_runs [-] host busy: waited 11 s "
+                "on aio-lxc-2, quiet now: measuring cpu again\n")
+        self.assertEqual("aio-lxc-2", rally_runs._busy(waiting, None))
+        self.assertEqual("aio-lxc-2", rally_runs._busy("other\n",
+                                                       "aio-lxc-2"))
+        self.assertIsNone(rally_runs._busy(waiting + done, None))
+        self.assertIsNone(rally_runs._busy(
+            "x | ITER: 4 END\n", "aio-lxc-2"))
+        out = io.StringIO()
+        progress = rally_runs.Progress(600, out)
+        progress.update(round=1, looks=3, where="nova-lxc at 2",
+                        busy="aio-lxc-2")
+        progress.update(busy=None)
+        first, second = out.getvalue().splitlines()
+        self.assertIn("nova-lxc at 2 | iterations 0 of 0 | cells decided 0 "
+                      "of 0 | host busy: waiting (aio-lxc-2) | budget left",
+                      first)
+        self.assertNotIn("host busy", second)
+
+
 class SettingsTestCase(unittest.TestCase):
 
     def test_margins_by_kind(self):

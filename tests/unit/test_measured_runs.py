@@ -1,8 +1,11 @@
 """The plan of a test's attempts: barrier points, roles, disturbance."""
 
+import contextlib
 import unittest
+from unittest import mock
 
 from rally_container_bench.task.scenarios import measured_runs
+from rally_container_bench.validity import hosts
 from rally_container_bench.workloads import tests as tests_lib
 
 
@@ -53,3 +56,67 @@ class DisturbedTestCase(unittest.TestCase):
 
     def test_unmeasured_is_not_disturbed(self):
         self.assertFalse(measured_runs.Outcome("instance").disturbed)
+
+
+class ScriptedHost:
+    """Stand-in for a host (validity.hosts): scripted foreign load.
+
+    One value per window. The real reading: test_decide's hog beside a
+    real rcbench decide.
+    """
+
+    name = "compute-1"
+
+    def __init__(self, foreign):
+        self.foreign = list(foreign)
+        self.windows = 0
+
+    @contextlib.contextmanager
+    def window(self, owned=False):
+        found = hosts.Window(self)
+        at, self.windows = self.windows, self.windows + 1
+        busy = self.foreign.pop(0) if self.foreign else 0.0
+        found.before = hosts.Reading(at, self.name, None, 1, 10.0, 1.0, {})
+        yield found
+        found.after = hosts.Reading(at + 1, self.name, None, 1, 10.0 + busy,
+                                    1.0, {})
+
+
+class _Runs(measured_runs.MeasuredRunsMixin):
+    pass
+
+
+class QuietWaitTestCase(unittest.TestCase):
+
+    def setUp(self):
+        measured_runs._stayed_busy.clear()
+        self.addCleanup(measured_runs._stayed_busy.clear)
+
+    def wait(self, foreign, quiet_wait=30.0):
+        host = ScriptedHost(foreign)
+        runs = _Runs()
+        with mock.patch.object(measured_runs, "QUIET_WINDOW_S", 0.001):
+            runs._wait_for_quiet(_plan(host=host, quiet_wait=quiet_wait),
+                                 tests_lib.resolve("quick-cpu"))
+        return host.windows, getattr(runs, "_quiet_waits", None)
+
+    def test_waits_while_the_host_is_busy_then_goes_on(self):
+        windows, waits = self.wait([0.9, 0.8, 0.1])
+        self.assertEqual(3, windows)
+        ((label, host, _waited, foreign, quiet),) = waits
+        self.assertEqual(("compute-1", 0.1, "yes"), (host, foreign, quiet))
+
+    def test_gives_up_after_quiet_wait(self):
+        windows, waits = self.wait([0.9] * 100000, quiet_wait=0.05)
+        self.assertLess(windows, 100000)
+        self.assertEqual("no (gave up)", waits[0][4])
+        self.assertGreaterEqual(waits[0][2], 0.0)
+        # it stayed busy: the next re-measure does not wait on it again
+        self.assertEqual((0, None), self.wait([0.9, 0.1]))
+
+    def test_nothing_to_wait_for(self):
+        self.assertEqual((0, None), self.wait([0.9], quiet_wait=0))
+        runs = _Runs()
+        runs._wait_for_quiet(_plan(host=None, quiet_wait=30),
+                             tests_lib.resolve("quick-cpu"))
+        self.assertIsNone(getattr(runs, "_quiet_waits", None))

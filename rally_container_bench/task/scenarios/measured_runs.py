@@ -18,6 +18,9 @@ superseded); the report uses the final, undisturbed ones.
 import collections
 import contextlib
 import dataclasses
+import time
+
+from rally.common import logging
 
 from rally_container_bench import metrics
 from rally_container_bench.validity import clock
@@ -27,7 +30,14 @@ from rally_container_bench.validity import hosts
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import tools
 
+LOG = logging.getLogger(__name__)
 INSTANCE = "instance"
+# The window in which a busy host's load is read while waiting for quiet.
+QUIET_WINDOW_S = 1.0
+# A host that stayed busy through a whole wait is not waited on again for
+# this long (this process's iterations): its load is no passing neighbour.
+BUSY_MEMORY_S = 300.0
+_stayed_busy = {}  # host name -> time.monotonic() of its last full wait
 NATIVE_TWIN = "native twin"
 # Barrier points of one attempt: the first run, the second, the decision.
 SLOTS = 3
@@ -58,6 +68,7 @@ class Plan:
     attempts: int
     tests: int
     repeats: int = 1
+    quiet_wait: float = 0.0  # seconds a re-measure waits for quiet, at most
 
     def point(self, index, repeat, attempt, slot):
         return (((index * self.repeats + repeat) * self.attempts + attempt)
@@ -117,6 +128,8 @@ class MeasuredRunsMixin:
 
     def _measure_repeat(self, plan, index, repeat, spec, checks, records):
         for attempt in range(plan.attempts):
+            if attempt:
+                self._wait_for_quiet(plan, spec)
             order = (self._wave(plan) + index + repeat + attempt) % 2
             at = (index, repeat, attempt)
             outcomes = [self._measured_run(plan, at, spec, slot, role)
@@ -128,6 +141,49 @@ class MeasuredRunsMixin:
                                  checks, records)
             if final:
                 return failure
+
+    def _wait_for_quiet(self, plan, spec):
+        """Before a re-measure: wait, bounded, while the host stays busy.
+
+        Read in one-second windows on the host the tests run on (the
+        task's own instances and harness are not foreign). Each wait is
+        kept in the iteration's quiet-wait table; a host that stayed busy
+        through a whole wait is not waited on for BUSY_MEMORY_S.
+        """
+        if plan.host is None or plan.quiet_wait <= 0:
+            return
+        started = time.monotonic()
+        if started - _stayed_busy.get(plan.host.name, -BUSY_MEMORY_S) \
+                < BUSY_MEMORY_S:
+            return
+        foreign, quiet = None, False
+        while True:
+            with plan.host.window(owned=False) as window:
+                time.sleep(QUIET_WINDOW_S)
+            if window.readings is None:
+                return  # not read: nothing to wait for
+            load = foreign_load.load(*window.readings)
+            foreign = load.get("foreign")
+            quiet = not foreign_load.disturbed(load, plan.limit)
+            waited = time.monotonic() - started
+            if quiet or waited >= plan.quiet_wait:
+                break
+            if waited < 1.5 * QUIET_WINDOW_S:
+                LOG.info("host busy: waiting for quiet on %s before "
+                         "measuring %s again (%.2f cores of foreign load, "
+                         "limit %g; at most %g s)"
+                         % (plan.host.name, spec.label, foreign, plan.limit,
+                            plan.quiet_wait))
+        if not quiet:
+            _stayed_busy[plan.host.name] = time.monotonic()
+        if waited >= 1.5 * QUIET_WINDOW_S:
+            LOG.info("host busy: waited %.0f s on %s, %s: measuring %s again"
+                     % (waited, plan.host.name,
+                        "quiet now" if quiet else "still busy", spec.label))
+        self.__dict__.setdefault("_quiet_waits", []).append(
+            [spec.label, plan.host.name, round(waited, 1),
+             None if foreign is None else round(foreign, 3),
+             "yes" if quiet else "no (gave up)"])
 
     def _wave(self, plan):
         iteration = self.context.get("iteration", 1)

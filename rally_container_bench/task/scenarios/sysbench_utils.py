@@ -132,7 +132,7 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
                 twin.executable, timeout)),
             host=host, limit=conf.foreign_load_limit,
             attempts=1 + (conf.remeasure_limit if host else 0),
-            tests=len(specs), repeats=repeat)
+            tests=len(specs), repeats=repeat, quiet_wait=conf.quiet_wait)
         environment.update(plan.describe())
         self.add_environment(environment)
         failures, checks, records = [], [], []
@@ -145,6 +145,8 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
             self._at_start_barrier(plan.end_point, "(end of the tests)")
         if records:
             self.add_output(complete=metrics.records_table(records))
+        if getattr(self, "_quiet_waits", None):
+            self.add_output(complete=_quiet_wait_table(self._quiet_waits))
         if checks:
             self.add_output(complete=_validity_table(checks))
         if failures:
@@ -219,6 +221,18 @@ def _guest_clock(executor):
         return clock.read_guest_clock(executor)
     except base.DriverError:
         return None
+
+
+def _quiet_wait_table(waits):
+    return {"title": tables.QUIET_WAIT,
+            "description": "Before a disturbed test was measured again: "
+                           "how long it waited for its host's foreign load "
+                           "to drop below the limit ([container_bench] "
+                           "quiet_wait at most), and the load it last read",
+            "chart_plugin": "Table",
+            "data": {"cols": ["test", "host", "waited_s", "foreign_cores",
+                              "quiet"],
+                     "rows": waits}}
 
 
 def _validity_table(checks):
