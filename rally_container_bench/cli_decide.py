@@ -33,23 +33,29 @@ def _rally(config_file=None):
     return argv + (["--config-file", config_file] if config_file else [])
 
 
-def _run(args):
-    from rally_container_bench import decide
-    from rally_container_bench.report import render
-
+def read_task_args(path, text):
+    """The task's args: its args file's, with --task-args (JSON) over."""
     task_args = {}
-    if args.task_args_file:
-        with open(args.task_args_file) as f:
+    if path:
+        with open(path) as f:
             task_args = yaml.safe_load(f) or {}
-    if args.task_args:
+    if text:
         try:
-            given = json.loads(args.task_args)
+            given = json.loads(text)
         except ValueError as e:
             raise ValueError("--task-args is not JSON: %s" % e)
         if not isinstance(given, dict):
             raise ValueError("--task-args is a JSON object, not %r"
                              % (given,))
         task_args.update(given)
+    return task_args
+
+
+def _run(args):
+    from rally_container_bench import decide
+    from rally_container_bench.report import render
+
+    task_args = read_task_args(args.task_args_file, args.task_args)
     settings = dict(DEFAULTS, **task_args.pop("decide", {}) or {})
     for key in DEFAULTS:
         if getattr(args, key) is not None:

@@ -1,21 +1,7 @@
 """The periodic job through rcbench decide (``rcbench periodic --decide``).
 """
 
-import json
 import os
-
-import yaml
-
-
-def task_args(options):
-    """The task's args: its file's, with --task-args over them."""
-    found = {}
-    if options.task_args_file:
-        with open(options.task_args_file) as f:
-            found = yaml.safe_load(f) or {}
-    if options.task_args:
-        found.update(json.loads(options.task_args))
-    return found
 
 
 def run_decided(rally, options, run_dir, log, tags):
@@ -29,7 +15,8 @@ def run_decided(rally, options, run_dir, log, tags):
     from rally_container_bench import cli_decide
     from rally_container_bench import decide
 
-    args = task_args(options)
+    args = cli_decide.read_task_args(options.task_args_file,
+                                     options.task_args)
     settings = dict(cli_decide.DEFAULTS, **args.pop("decide", {}) or {})
     margins = cli_decide.margins_of(
         0.02, ["%s=%s" % item for item in sorted(

@@ -156,7 +156,7 @@ class MeasuredRunsMixin:
         if started - _stayed_busy.get(plan.host.name, -BUSY_MEMORY_S) \
                 < BUSY_MEMORY_S:
             return
-        foreign, quiet = None, False
+        foreign, quiet, said = None, False, False
         while True:
             with plan.host.window(owned=False) as window:
                 time.sleep(QUIET_WINDOW_S)
@@ -168,7 +168,8 @@ class MeasuredRunsMixin:
             waited = time.monotonic() - started
             if quiet or waited >= plan.quiet_wait:
                 break
-            if waited < 1.5 * QUIET_WINDOW_S:
+            if not said:
+                said = True
                 LOG.info("host busy: waiting for quiet on %s before "
                          "measuring %s again (%.2f cores of foreign load, "
                          "limit %g; at most %g s)"
@@ -176,7 +177,7 @@ class MeasuredRunsMixin:
                             plan.quiet_wait))
         if not quiet:
             _stayed_busy[plan.host.name] = time.monotonic()
-        if waited >= 1.5 * QUIET_WINDOW_S:
+        if said:
             LOG.info("host busy: waited %.0f s on %s, %s: measuring %s again"
                      % (waited, plan.host.name,
                         "quiet now" if quiet else "still busy", spec.label))
