@@ -10,7 +10,12 @@ or the budget ends, one guest image for the whole task, every host's
 image cache warmed first; then exported, made the baseline, and
 everything it left looked for. Skips without the cloud.
 
-Why ~6 min: the decide run itself (the args' budget, 300 s, plus writing
+It runs beside the other cloud tests (tools/stestr-openstack-workers.yaml),
+their load read on every compute host and kept (no run left out: that
+is test_compute_host_load's, alone), so its figures are noisier and fewer
+cells are decided than alone; what it checks holds either way.
+
+Why ~7 min: the decide run itself (the args' budget, 300 s, plus writing
 its reports): QEMU guests boot under TCG here, and a cell is decided only
 by enough pairs; a shorter budget would test a run that decides nothing.
 """
@@ -34,8 +39,13 @@ class CloudVerdictsTestCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         spec = cloud.env_spec()
-        cls.home = helpers.RallyHome({"foreign_load_limit":
-                                      cloud.CLOUD_LIMIT})
+        # Beside the other cloud tests (tox.ini) their load is on every
+        # host all along: at the cloud's usual limit every run of a host
+        # would be left out as disturbed (seen). The limit is the
+        # machine's cores here, so runs are read and kept;
+        # test_compute_host_load flags a neighbour's load, alone.
+        cls.home = helpers.RallyHome({"foreign_load_limit": os.cpu_count(),
+                                      "quiet_wait": 0})
         cls.tmp = tempfile.mkdtemp(prefix="rcbench-cloud-verdicts-")
         cls.results = os.path.join(cls.tmp, "results")
         cls.baseline = os.path.join(cls.results, "baseline.json")
@@ -51,6 +61,10 @@ class CloudVerdictsTestCase(unittest.TestCase):
             env=dict(os.environ, HOME=cls.home.path,
                      XDG_CACHE_HOME=helpers.CACHE_HOME,
                      RCBENCH_ENV_SPEC=spec))
+        # what it decided, in how long, in the CI's log
+        print("\n".join(line for line in cls.proc.stdout.splitlines()
+                        if line.startswith(("round ", "decided ",
+                                            "stopping", "next round"))))
         cls.run_dir = os.path.realpath(os.path.join(cls.results, "latest"))
         cls.report = cls.document = None
         if os.path.isfile(os.path.join(cls.run_dir, "rally.json")):
@@ -187,7 +201,9 @@ class CloudVerdictsTestCase(unittest.TestCase):
                               env["image_pull_policy"]))
 
     def test_nothing_left_behind(self):
-        left = cloud.leftovers()
+        # its own tasks' (other tests' tasks run beside it)
+        with open(os.path.join(self.run_dir, "run.json")) as f:
+            left = cloud.leftovers(json.load(f)["rally_tasks"])
         self.assertEqual({key: [] for key in left}, left)
 
     def test_no_secret_in_what_it_printed_or_wrote(self):

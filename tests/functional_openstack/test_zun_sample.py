@@ -7,7 +7,8 @@ command with its results read from the logs. Skips without the cloud.
 Zun starts as fresh for the network (its Docker network deleted first):
 the sample's first two containers are then the first on the host at once,
 which fails in Zun's own network creation unless rcbench_zun_networks made
-the network before them.
+the network before them. It runs alone, before the other Zun tests
+(tox.ini): Zun refuses to delete a network another test has containers on.
 """
 
 import os

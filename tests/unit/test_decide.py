@@ -241,3 +241,11 @@ class CellCostsTestCase(unittest.TestCase):
         self.assertEqual({("b", 1): ["quick-cpu"], ("d", 1): ["quick-cpu"]},
                          decide_budget.fit_cells(left, costs, 10.0, 70.0))
         self.assertEqual({}, decide_budget.fit_cells(left, costs, 10.0, 25.0))
+
+    def test_a_round_that_would_just_fit_is_not_planned_whole(self):
+        # the estimates end at 100 s of 105 s left: rounds run longer
+        # than their estimate, so the dearest cell waits
+        left = {("a", 1): ["quick-cpu"], ("b", 1): ["quick-cpu"]}
+        costs = {("a", 1): 60.0, ("b", 1): 30.0}
+        self.assertEqual({("b", 1): ["quick-cpu"]},
+                         decide_budget.fit_cells(left, costs, 10.0, 105.0))
