@@ -4,6 +4,10 @@ quotas, Placement's room for a step, Zun's runtimes, pull policies and
 sizes, the compute hosts of the native twins. Skips without the cloud.
 
 (The task's run: test_cloud_verdicts.py, through rcbench decide.)
+
+Why ~4 min in CI: 15 ``rally task validate`` runs (four at a time), each
+asking the cloud's APIs, beside two other cloud tests on the same two
+cores; ~2 min alone.
 """
 
 import json

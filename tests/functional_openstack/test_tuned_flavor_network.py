@@ -7,6 +7,11 @@ The extra spec is hw:cpu_policy=shared (Nova's default behaviour), the one
 this cloud's compute host can honour without cpu_dedicated_set or reserved
 huge pages: what is tested is the path (flavor made with the specs, server
 booted on it, specs recorded, report label), not pinning itself.
+
+Why ~5.5 min in CI: a whole cloud task (users, the image to Glance, a
+warm cache) whose QEMU guest boots under TCG here and runs iperf3 and HTTP
+load, beside two other cloud tests on the same two cores
+(tools/stestr-openstack-workers.yaml); ~3 min alone.
 """
 
 import json

@@ -2,6 +2,10 @@
 cloud (KEK's "volume"): a QEMU server with its tests on its root disk next
 to one with them on a Cinder volume (Ceph RBD, attached through librbd),
 sysbench fileio and fio on each. Skips without the cloud.
+
+Why ~5 min in CI: two QEMU guests under TCG, one with a Ceph volume
+attached, fileio and fio on each, in one cloud task beside two other
+cloud tests on the same two cores; ~4 min alone.
 """
 
 import json
