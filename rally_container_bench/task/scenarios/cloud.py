@@ -2,6 +2,7 @@
 
 import collections
 import contextlib
+import functools
 
 from rally.common import logging
 from rally.task import atomic
@@ -58,6 +59,19 @@ class CloudInstanceMixin:
             driver.wait_pingable(instance, conf.ssh_timeout)
         with atomic.ActionTimer(self, "ssh"):
             driver.wait_reachable(instance, conf.ssh_timeout)
+
+    def _tests_on_compute_host(self, driver, instance, environment,
+                               compute_hosts, tests, workdir, timeout,
+                               repeat):
+        """Run tests in the instance, each paired on its compute host."""
+        with self._on_compute_host(driver, instance, environment,
+                                   compute_hosts) as on, \
+                contextlib.closing(driver.executor(instance)) as executor:
+            self.run_tests(executor, tests, "sysbench", workdir, timeout,
+                           metadata=environment,
+                           endpoint=functools.partial(driver.endpoint,
+                                                      instance),
+                           twin=on.twin, host=on.view, repeat=repeat or 1)
 
     @contextlib.contextmanager
     def _on_compute_host(self, driver, instance, environment,

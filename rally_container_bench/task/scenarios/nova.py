@@ -1,7 +1,5 @@
 """NovaInstances: servers on any Nova hypervisor, phase by phase."""
 
-import contextlib
-import functools
 
 from rally.common import logging
 from rally.common import validation
@@ -253,13 +251,6 @@ class BootSysbenchDelete(NovaInstancesScenario):
         with self._instance(driver) as instance:
             environment = self._environment(driver, instance,
                                             hypervisor_type)
-            with self._on_compute_host(driver, instance, environment,
-                                       compute_hosts) as on, \
-                    contextlib.closing(driver.executor(instance)) \
-                    as executor:
-                self.run_tests(executor, tests, "sysbench",
-                               workdir, timeout, metadata=environment,
-                               endpoint=functools.partial(driver.endpoint,
-                                                          instance),
-                               twin=on.twin, host=on.view,
-                               repeat=repeat or 1)
+            self._tests_on_compute_host(driver, instance, environment,
+                                        compute_hosts, tests, workdir,
+                                        timeout, repeat)

@@ -1,8 +1,6 @@
 """ZunContainers: containers through OpenStack's container service, phase
 by phase, lined up with NovaInstances and the native baseline."""
 
-import contextlib
-import functools
 
 from rally.common import validation
 from rally_openstack.common import consts
@@ -230,16 +228,9 @@ class RunSysbenchDelete(ZunContainersScenario):
         driver = self._driver(request)
         with self._instance(driver) as instance:
             environment = self._environment(driver, instance)
-            with self._on_compute_host(driver, instance, environment,
-                                       compute_hosts) as on, \
-                    contextlib.closing(driver.executor(instance)) \
-                    as executor:
-                self.run_tests(executor, tests, "sysbench",
-                               workdir, timeout, metadata=environment,
-                               endpoint=functools.partial(driver.endpoint,
-                                                          instance),
-                               twin=on.twin, host=on.view,
-                               repeat=repeat or 1)
+            self._tests_on_compute_host(driver, instance, environment,
+                                        compute_hosts, tests, workdir,
+                                        timeout, repeat)
 
     def _via_logs(self, tests, image, network, cpu, memory, runtime,
                   availability_zone, hints, workdir, timeout, image_driver,
