@@ -178,8 +178,7 @@ def export(rally, uuid, run_dir):
         ("task", "export", uuid, "--type", "rcbench-comparison", "--to",
          run_dir))
     with futures.ThreadPoolExecutor(max_workers=len(commands)) as pool:
-        for done in [pool.submit(rally, *c) for c in commands]:
-            done.result()
+        list(pool.map(lambda command: rally(*command), commands))
 
 
 def open_store(options, log):

@@ -96,9 +96,10 @@ class QuietWaitTestCase(unittest.TestCase):
         host = ScriptedHost(foreign)
         runs = _Runs()
         with mock.patch.object(measured_runs, "QUIET_WINDOW_S", 0.001):
-            runs._wait_for_quiet(_plan(host=host, quiet_wait=quiet_wait),
-                                 tests_lib.resolve("quick-cpu"))
-        return host.windows, getattr(runs, "_quiet_waits", None)
+            row = runs._wait_for_quiet(
+                _plan(host=host, quiet_wait=quiet_wait),
+                tests_lib.resolve("quick-cpu"))
+        return host.windows, [row] if row else None
 
     def test_waits_while_the_host_is_busy_then_goes_on(self):
         windows, waits = self.wait([0.9, 0.8, 0.1])
@@ -116,7 +117,5 @@ class QuietWaitTestCase(unittest.TestCase):
 
     def test_nothing_to_wait_for(self):
         self.assertEqual((0, None), self.wait([0.9], quiet_wait=0))
-        runs = _Runs()
-        runs._wait_for_quiet(_plan(host=None, quiet_wait=30),
-                             tests_lib.resolve("quick-cpu"))
-        self.assertIsNone(getattr(runs, "_quiet_waits", None))
+        self.assertIsNone(_Runs()._wait_for_quiet(
+            _plan(host=None, quiet_wait=30), tests_lib.resolve("quick-cpu")))

@@ -119,17 +119,22 @@ class Outcome:
 class MeasuredRunsMixin:
     """The attempts of one test; needs SysbenchScenarioMixin's helpers."""
 
-    def _measure_test(self, plan, index, spec, checks, records):
-        """Measure one test (repeat times); return its failures, or None."""
+    def _measure_test(self, plan, index, spec, checks, records, waits):
+        """Measure one test (repeat times); return its failures, or None.
+
+        checks, records and waits (the quiet waits) get its rows.
+        """
         failures = [self._measure_repeat(plan, index, repeat, spec, checks,
-                                         records)
+                                         records, waits)
                     for repeat in range(plan.repeats)]
         return " | ".join(f for f in failures if f) or None
 
-    def _measure_repeat(self, plan, index, repeat, spec, checks, records):
+    def _measure_repeat(self, plan, index, repeat, spec, checks, records,
+                        waits):
         for attempt in range(plan.attempts):
-            if attempt:
-                self._wait_for_quiet(plan, spec)
+            row = self._wait_for_quiet(plan, spec) if attempt else None
+            if row:
+                waits.append(row)
             order = (self._wave(plan) + index + repeat + attempt) % 2
             at = (index, repeat, attempt)
             outcomes = [self._measured_run(plan, at, spec, slot, role)
@@ -146,9 +151,10 @@ class MeasuredRunsMixin:
         """Before a re-measure: wait, bounded, while the host stays busy.
 
         Read in one-second windows on the host the tests run on (the
-        task's own instances and harness are not foreign). Each wait is
-        kept in the iteration's quiet-wait table; a host that stayed busy
-        through a whole wait is not waited on for BUSY_MEMORY_S.
+        task's own instances and harness are not foreign). Returns the
+        wait's row of the iteration's quiet-wait table, or None when it
+        did not wait; a host that stayed busy through a whole wait is not
+        waited on for BUSY_MEMORY_S.
         """
         if plan.host is None or plan.quiet_wait <= 0:
             return
@@ -181,10 +187,9 @@ class MeasuredRunsMixin:
             LOG.info("host busy: waited %.0f s on %s, %s: measuring %s again"
                      % (waited, plan.host.name,
                         "quiet now" if quiet else "still busy", spec.label))
-        self.__dict__.setdefault("_quiet_waits", []).append(
-            [spec.label, plan.host.name, round(waited, 1),
-             None if foreign is None else round(foreign, 3),
-             "yes" if quiet else "no (gave up)"])
+        return [spec.label, plan.host.name, round(waited, 1),
+                None if foreign is None else round(foreign, 3),
+                "yes" if quiet else "no (gave up)"]
 
     def _wave(self, plan):
         iteration = self.context.get("iteration", 1)

@@ -135,9 +135,10 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
             tests=len(specs), repeats=repeat, quiet_wait=conf.quiet_wait)
         environment.update(plan.describe())
         self.add_environment(environment)
-        failures, checks, records = [], [], []
+        failures, checks, records, waits = [], [], [], []
         for index, spec in enumerate(specs):
-            failure = self._measure_test(plan, index, spec, checks, records)
+            failure = self._measure_test(plan, index, spec, checks, records,
+                                         waits)
             if failure:
                 failures.append(failure)
         if sync is not None:
@@ -145,8 +146,8 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
             self._at_start_barrier(plan.end_point, "(end of the tests)")
         if records:
             self.add_output(complete=metrics.records_table(records))
-        if getattr(self, "_quiet_waits", None):
-            self.add_output(complete=_quiet_wait_table(self._quiet_waits))
+        if waits:
+            self.add_output(complete=_quiet_wait_table(waits))
         if checks:
             self.add_output(complete=_validity_table(checks))
         if failures:
