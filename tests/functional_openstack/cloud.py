@@ -47,10 +47,10 @@ def admin_session():
 
 
 def rally_named(items, key="name"):
-    """Names Rally generated (s_rally_<owner>_<random>) in a listing."""
+    """Names Rally generated (s_rally_ or c_rally_<owner>_<random>)."""
     return sorted(getattr(i, key, None) or i.get(key, "") for i in items
                   if (getattr(i, key, None) or i.get(key, "") or "")
-                  .startswith("s_rally_"))
+                  .startswith(("s_rally_", "c_rally_")))
 
 
 def env_spec():
@@ -136,9 +136,11 @@ def leftovers(tasks=None):
     neutron = neutron_client.Client(session=session)
     images = list(glance.images.list())
     servers = nova.servers.list(search_opts={"all_tenants": 1})
-    # Rally names a task's resources s_rally_<its uuid's first 8>_...
-    parts = tuple("s_rally_%s_" % t.replace("-", "")[:8]
-                  for t in tasks or ()) or ("s_rally_",)
+    # Rally names a task's resources s_rally_<its uuid's first 8>_...,
+    # and its contexts' c_rally_<the same>_... (rcbench_zun's group)
+    parts = tuple("%s_rally_%s_" % (kind, t.replace("-", "")[:8])
+                  for t in tasks or () for kind in "sc") \
+        or ("s_rally_", "c_rally_")
 
     def mine(items, key="name"):
         return [n for n in rally_named(items, key) if n.startswith(parts)]

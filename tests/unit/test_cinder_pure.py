@@ -2,8 +2,8 @@
 
 The volumes themselves are created, attached to a real server, formatted
 and measured on the all-in-one cloud's Ceph in
-tests/functional_openstack/test_volume_fio.py; the cinderclient below is a
-stand-in only for the error paths a healthy cloud never takes.
+tests/functional_openstack/test_qemu_flavor_and_volume.py; the cinderclient
+below is a stand-in only for the error paths a healthy cloud never takes.
 """
 
 import subprocess

@@ -304,3 +304,53 @@ class ZunDeleteTestCase(unittest.TestCase):
             driver.wait_running(self.instance(), 0.2)
         self.assertIn("last seen: the API failed the poll",
                       str(caught.exception))
+
+
+class AdminSecurityGroupTestCase(unittest.TestCase):
+    """rcbench_zun's cleanup of its group, against a stand-in Neutron.
+
+    The real one: tests/functional_openstack/test_cloud_verdicts.py looks
+    for the task's groups left behind.
+    """
+
+    def test_deleted_once_the_ports_let_it_go(self):
+        from neutronclient.common import exceptions as neutron_exceptions
+
+        from rally_container_bench.task.contexts import zun as zun_context
+        neutron = mock.Mock()
+        neutron.delete_security_group.side_effect = [
+            neutron_exceptions.Conflict(message="in use"),
+            neutron_exceptions.Conflict(message="in use"), None]
+        zun_context._delete_security_group(neutron, "g1", interval=0.01)
+        self.assertEqual([mock.call("g1")] * 3,
+                         neutron.delete_security_group.call_args_list)
+
+    def test_already_gone_is_deleted(self):
+        from neutronclient.common import exceptions as neutron_exceptions
+
+        from rally_container_bench.task.contexts import zun as zun_context
+        neutron = mock.Mock()
+        neutron.delete_security_group.side_effect = \
+            neutron_exceptions.NotFound(message="gone")
+        zun_context._delete_security_group(neutron, "g1", interval=0.01)
+        neutron.delete_security_group.assert_called_once_with("g1")
+
+    def test_a_port_zun_forgot_is_deleted_to_free_the_group(self):
+        from neutronclient.common import exceptions as neutron_exceptions
+        from zunclient import exceptions as zun_exceptions
+
+        from rally_container_bench.task.contexts import zun as zun_context
+        neutron = mock.Mock()
+        neutron.delete_security_group.side_effect = [
+            neutron_exceptions.Conflict(message="in use"), None]
+        neutron.list_ports.return_value = {"ports": [
+            {"id": "p1", "device_id": "orphan", "security_groups": ["g1"]},
+            {"id": "p2", "device_id": "live", "security_groups": ["g1"]},
+            {"id": "p3", "device_id": "other", "security_groups": ["g2"]}]}
+        zun = mock.Mock()
+        zun.containers.get.side_effect = lambda uuid, **kw: (
+            mock.Mock() if uuid == "live" else
+            (_ for _ in ()).throw(zun_exceptions.NotFound("gone")))
+        zun_context._delete_security_group(neutron, "g1", zun,
+                                           interval=0.01, grace=0)
+        neutron.delete_port.assert_called_once_with("p1")

@@ -107,9 +107,13 @@ provider_link() {
 }
 
 wait_port() {  # what port [seconds]
-    local i
+    local i t0=$SECONDS
     for i in $(seq 1 $(( ${3:-120} * 2 ))); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null && return 0
+        if (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null; then
+            [ $(( SECONDS - t0 )) -le 3 ] \
+                || aio_log "$1 listens: after $(( SECONDS - t0 )) s"
+            return 0
+        fi
         sleep 0.5
     done
     aio_log "$1 does not listen on 127.0.0.1:$2; see $AIO_LOG and /var/log/$1*"
@@ -141,7 +145,7 @@ start_backends() {
 
 as() { local user=$1; shift; setpriv --reuid "$user" --regid "$user" --init-groups "$@"; }
 
-sync_databases() {
+sync_keystone() {
     as keystone keystone-manage db_sync
     as keystone keystone-manage fernet_setup --keystone-user keystone --keystone-group keystone
     as keystone keystone-manage credential_setup --keystone-user keystone --keystone-group keystone
@@ -152,8 +156,9 @@ sync_databases() {
         --bootstrap-internal-url http://127.0.0.1:5000/v3/ \
         --bootstrap-public-url http://127.0.0.1:5000/v3/ \
         --bootstrap-region-id RegionOne >/dev/null
-    as glance glance-manage db_sync >/dev/null 2>&1
-    as placement placement-manage db sync
+}
+
+sync_nova() {
     as nova nova-manage api_db sync
     # Read whole first: under pipefail, "list_cells | grep -q" failed when
     # grep quit at its match before list_cells had written the rest (a
@@ -165,14 +170,30 @@ sync_databases() {
     grep -q ' cell1 ' <<< "$cells" \
         || as nova nova-manage cell_v2 create_cell --name=cell1 >/dev/null
     as nova nova-manage db sync
+}
+
+# Each service's schema in its own database, all at once: one after the
+# other they took ~80 s on a fresh machine, mostly one Python process's
+# CPU at a time (neutron's and nova's migrations the longest).
+sync_databases() {
+    local pids=() pid status=0
+    sync_keystone & pids+=($!)
+    as glance glance-manage db_sync >/dev/null 2>&1 & pids+=($!)
+    as placement placement-manage db sync & pids+=($!)
+    sync_nova & pids+=($!)
     as neutron neutron-db-manage --config-file /etc/neutron/neutron.conf \
-        --config-file /etc/neutron/plugins/ml2/ml2_conf.ini upgrade heads >/dev/null 2>&1
+        --config-file /etc/neutron/plugins/ml2/ml2_conf.ini upgrade heads \
+        >/dev/null 2>&1 & pids+=($!)
     if zun_enabled; then
-        zun_database
+        zun_database & pids+=($!)
     fi
     if cinder_enabled; then
-        cinder_database
+        cinder_database & pids+=($!)
     fi
+    for pid in "${pids[@]}"; do
+        wait "$pid" || status=$?
+    done
+    return "$status"
 }
 
 write_openrc() {
@@ -280,6 +301,7 @@ start_daemons() {
         kuryr-libnetwork)
             wait_port kuryr-libnetwork "$AIO_KURYR_PORT"
             "$rcbench" engines start docker >/dev/null
+            aio_log "dockerd answers"
             ;;
         zun-api) wait_port zun "$AIO_ZUN_PORT" ;;
         ceph-mon)
@@ -290,13 +312,19 @@ start_daemons() {
         cinder-api) wait_port cinder "$AIO_CINDER_PORT" ;;
         esac
     done < <(aio_daemons)
+    aio_log "daemons started"
 }
 
 wait_for() {  # what seconds command...
-    local what=$1 seconds=$2 i
+    local what=$1 seconds=$2 i t0=$SECONDS
     shift 2
     for i in $(seq 1 "$seconds"); do
-        "$@" >/dev/null 2>&1 && return 0
+        if "$@" >/dev/null 2>&1; then
+            # where a slow start spends its time, in CI's log
+            [ $(( SECONDS - t0 )) -le 3 ] \
+                || aio_log "$what: after $(( SECONDS - t0 )) s"
+            return 0
+        fi
         sleep 1
     done
     aio_log "$what: not within $seconds s; logs in $AIO_LOG"

@@ -21,6 +21,8 @@ generated; then the admin's group. Its order puts it before rcbench_guest's
 cleanup: the image goes after the containers that use it.
 """
 
+import time
+
 from rally.common import logging
 from rally.task import context
 from rally.task import scenario
@@ -124,8 +126,10 @@ class ZunContext(context.Context):
             "admin_secgroup_id")
         if group_id:
             try:
-                self.context["admin"]["credential"].clients().neutron() \
-                    .delete_security_group(group_id)
+                with abort.shielded():
+                    clients = self.context["admin"]["credential"].clients()
+                    _delete_security_group(clients.neutron(), group_id,
+                                           clients.zun())
             except Exception as e:
                 LOG.warning("rcbench_zun cleanup: security group %s not "
                             "deleted: %s" % (group_id, e))
@@ -144,6 +148,49 @@ class ZunContext(context.Context):
         except Exception as e:
             LOG.warning("cleanup: Zun container %s not deleted: %s"
                         % (container.name, e))
+
+
+def _delete_security_group(neutron, group_id, zun=None, interval=2,
+                           grace=20):
+    """Delete the admin's group once no port holds it any more.
+
+    Zun has forgotten a deleted container before its Neutron port is gone
+    (kuryr removes it afterwards): deleted at once, the group was "in use"
+    (HTTP 409) and stayed, one per workload, until Neutron's quota of 10
+    groups refused every later Zun workload with admin rights (seen on the
+    test cloud). A port still holding it after grace seconds whose
+    container Zun does not know is Zun's orphan (zun (Zed) starts a
+    container force-deleted in Creating later anyway): deleted, and named.
+    """
+    from neutronclient.common import exceptions as neutron_exceptions
+    started = time.monotonic()
+
+    def deleted():
+        try:
+            neutron.delete_security_group(group_id)
+        except neutron_exceptions.NotFound:
+            return True
+        except neutron_exceptions.Conflict:
+            if zun is not None and time.monotonic() - started > grace:
+                _delete_orphan_ports(neutron, zun, group_id)
+            return False
+        return True
+    base.wait_until(deleted, opts.register().delete_timeout, interval,
+                    "security group %s deleted (its ports gone)" % group_id)
+
+
+def _delete_orphan_ports(neutron, zun, group_id):
+    for port in neutron.list_ports()["ports"]:
+        if group_id not in port.get("security_groups", ()):
+            continue
+        if not _gone(zun, port["device_id"], {"all_projects": True}):
+            continue
+        LOG.warning("rcbench_zun cleanup: port %s of container %s, which "
+                    "Zun no longer knows, held the security group: deleted "
+                    "(Zun's orphan: its Docker container zun-%s may still "
+                    "run on its compute host)"
+                    % (port["id"], port["device_id"], port["device_id"]))
+        neutron.delete_port(port["id"])
 
 
 def _gone(zun, uuid, kwargs):
