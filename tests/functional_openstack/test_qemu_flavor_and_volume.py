@@ -17,9 +17,10 @@ volume, fileio and fio): the tuned server's root disk now stands where
 the plain server's did, and one task's users, image and warm caches and
 one TCG guest less are spent.
 
-Why ~5 min in CI: a whole cloud task whose two QEMU guests boot under TCG
-here and run fileio, fio, iperf3 and HTTP load, beside other cloud tests
-on the same two cores (tools/stestr-openstack-workers.yaml).
+Why ~6 min in CI (361 s; 230 s alone): a whole cloud task whose two QEMU
+guests boot under TCG here and run fileio, fio, iperf3 and HTTP load,
+beside other cloud tests on the same two cores
+(tools/stestr-openstack-workers.yaml).
 """
 
 import json
