@@ -81,12 +81,14 @@ class CloudVerdictsTestCase(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def setUp(self):
-        failed = [(w["scenario"], i["error"][:2])
-                  for w in helpers.workloads(self.document or {"tasks": []})
-                  for i in w["data"] if i["error"]] + [
-            (w["scenario"], c["plugin_name"], c["setup"]["error"][:2])
-            for w in helpers.workloads(self.document or {"tasks": []})
-            for c in w.get("contexts_results", ()) if c["setup"].get("error")]
+        failed = []
+        for w in helpers.workloads(self.document or {"tasks": []}):
+            failed += [(w["scenario"], i["error"][:2]) for i in w["data"]
+                       if i["error"]]
+            failed += [(w["scenario"], c["plugin_name"],
+                        c["setup"]["error"][:2])
+                       for c in w.get("contexts_results", ())
+                       if c["setup"].get("error")]
         out = self.proc.stdout[-4000:] + self.proc.stderr[-3000:]
         self.assertEqual(0, self.proc.returncode,
                          "%s\nfailed iterations and contexts: %s"

@@ -106,12 +106,16 @@ provider_link() {
     ip addr replace "$AIO_GATEWAY/${AIO_CIDR#*/}" dev "$AIO_HOST_IF"
 }
 
+# A wait over 3 s, in CI's log: where a slow start spends its time.
+log_if_slow() {  # what started_at_SECONDS
+    [ $(( SECONDS - $2 )) -le 3 ] || aio_log "$1: after $(( SECONDS - $2 )) s"
+}
+
 wait_port() {  # what port [seconds]
     local i t0=$SECONDS
     for i in $(seq 1 $(( ${3:-120} * 2 ))); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null; then
-            [ $(( SECONDS - t0 )) -le 3 ] \
-                || aio_log "$1 listens: after $(( SECONDS - t0 )) s"
+            log_if_slow "$1 listens" "$t0"
             return 0
         fi
         sleep 0.5
@@ -320,9 +324,7 @@ wait_for() {  # what seconds command...
     shift 2
     for i in $(seq 1 "$seconds"); do
         if "$@" >/dev/null 2>&1; then
-            # where a slow start spends its time, in CI's log
-            [ $(( SECONDS - t0 )) -le 3 ] \
-                || aio_log "$what: after $(( SECONDS - t0 )) s"
+            log_if_slow "$what" "$t0"
             return 0
         fi
         sleep 1
