@@ -93,16 +93,20 @@ def build(documents, title=None, margins=None):
     alpha = sequential.look_alpha(collected.looks)
     rows = []
     for metric in metrics:
+        # a cell whose every run was left out (disturbed) still has its
+        # row: n 0, and why
         platforms = {label for (name, label, _) in values
-                     if name == metric["name"]}
+                     if name == metric["name"]} | {
+            label for (name, label, _), why in collected.left_out.items()
+            if name == metric["name"] and why}
         for label in collected.platforms:
             if label not in platforms:
                 continue
             for concurrency in _steps(collected, label):
-                if not values.get((metric["name"], label, concurrency)) \
+                key = (metric["name"], label, concurrency)
+                if not values.get(key) and not collected.left_out[key] \
                         and not collected.failed[(label, concurrency)]:
                     continue  # e.g. a footprint (concurrency 1 only)
-                key = (metric["name"], label, concurrency)
                 row = _row(metric, label, concurrency, values, collected,
                            margin_of(metric["name"], margins),
                            pairs.get(key), alpha)
@@ -296,6 +300,9 @@ def _row(metric, label, concurrency, values, collected, margin,
         "equivalence_p": effect.tost_p,
         "iterations_needed": effect.needed,
         "iterations": collected.iterations[(label, concurrency)],
+        # disturbed to the last attempt (re-measured ones not counted)
+        "left_out": collected.left_out[(name, label, concurrency)][
+            "disturbed"],
         "pairs": len(paired[0]) if paired else None,
         "pair_sd": pair_sd,
         "alpha": alpha if effect.verdict else None,

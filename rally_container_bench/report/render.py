@@ -43,6 +43,8 @@ def ratio_cell(row):
     "+4.2 % [-1.0, +9.6] inconclusive (n ≈ 16)"; without a verdict (too
     few iterations) the ratio of the means alone.
     """
+    if row is not None and not row["n"] and row.get("left_out"):
+        return "– (%d disturbed run(s) left out, none kept)" % row["left_out"]
     if row is None or (row["ratio_to_native"] is None
                        and row.get("change") is None):
         return "–"

@@ -14,7 +14,10 @@ the task's instances registered on it (foreign_load.Registry).
   that file are the measurement's own CPU on the host.
 
 The Rally host's readings are never taken for a compute host's: each
-Reading says which host it read (``host``).
+Reading says which host it read (``host``). Where a compute host is this
+machine (one kernel: a test cloud's hosts are network namespaces of it),
+the harness's own processes (Rally's SSH sessions and polls) count as
+the measurement's own there too, as they do on LocalHost.
 """
 
 import collections
@@ -33,6 +36,7 @@ from rally_container_bench.validity import foreign_load
 
 # run_tests' default: read this host where the executor runs here.
 HERE = object()
+BOOT_ID = "/proc/sys/kernel/random/boot_id"
 
 LOG = logging.getLogger(__name__)
 
@@ -161,16 +165,19 @@ def usage_source(pid):
 # The commands run on a compute host: one sh script, its arguments
 #   MODE KEY DONE_FILE STAT_AT SOURCES [ARGV...]
 # A Reading: /proc/stat's cpu and procs_running lines, each usage file
-# in SOURCES (newline-separated), the stat lines of the processes marked
-# RCBENCH_OWN=KEY, the ticks of the finished marked commands (DONE_FILE)
-# and, for "pid:" sources, every process's stat line. STAT_AT: /proc/stat
-# read first (a reading after a run) or last (before one), so the work of
-# the reading itself falls outside the run's window.
-# MODE read: one Reading on stdout. MODE window: ARGV run marked as the
-# measurement's own (the shell that runs it appends its CPU ticks, with
-# what it reaped, to DONE_FILE at its end), between a Reading before and
-# one after, both on stderr: no round trip to the Rally host, and no
-# login's work, inside the window.
+# in SOURCES (newline-separated), the CPU of the processes marked
+# RCBENCH_OWN=KEY alive (their stat lines) and finished (the sum of
+# DONE_FILE) and, for "pid:" sources, every process's stat line.
+# STAT_AT: /proc/stat read first (a reading after a run) or last (before
+# one), so the work of the reading itself falls outside the run's window.
+# The whole script is the measurement's own: marked (started by env with
+# RCBENCH_OWN=KEY, which its children inherit), and at its end it
+# appends its CPU ticks, with all it reaped (the readings' commands, the
+# run), to DONE_FILE. So one iteration's readings and twins are not
+# foreign load in another's window on the same host.
+# MODE read: one Reading on stdout. MODE window: ARGV run between a
+# Reading before and one after, both on stderr: no round trip to the
+# Rally host, and no login's work, inside the window.
 _SCRIPT = r"""
 mode=$1; key=$2; done_file=$3; stat_at=$4; sources=$5; shift 5
 stat() { echo "== stat"; grep -E '^(cpu[0-9]*|procs_running) ' /proc/stat; }
@@ -189,29 +196,32 @@ reading() {
     do
         cat "${p%/environ}/stat" 2>/dev/null
     done
-    echo "== finished"; cat "$done_file" 2>/dev/null
+    echo "== finished"
+    awk '{ s += $1 } END { print s + 0 }' "$done_file" 2>/dev/null
     if [ -n "$every" ]; then
         echo "== processes"; cat /proc/[0-9]*/stat 2>/dev/null
     fi
     [ "$1" != last ] || stat
     echo "== end"
 }
+own_done() {
+    IFS=' '
+    read -r s < /proc/$$/stat
+    set -- ${s##*) }
+    echo $(( ${12} + ${13} + ${14} + ${15} )) >> "$done_file"
+}
 IFS='
 '
 if [ "$mode" = read ]; then
     reading "$stat_at"
+    own_done
     exit 0
 fi
 reading last >&2
-env "RCBENCH_OWN=$key" sh -c '
-done_file=$1; shift
-"$@"; rc=$?
-read -r s < /proc/$$/stat
-set -- ${s##*) }
-echo $(( ${12} + ${13} + ${14} + ${15} )) >> "$done_file"
-exit $rc' rcbench-own "$done_file" "$@"
+"$@"
 rc=$?
 reading first >&2
+own_done
 exit $rc
 """
 
@@ -303,28 +313,52 @@ class ComputeHost:
             r"[^A-Za-z0-9_.-]", "_", name))
         self.done_file = "/tmp/rcbench-own-%s" % self.key
         self._captured = None  # a window's Readings, from owned() runs
+        self._same_kernel = None  # this machine's kernel? (asked once)
+
+    def _harness_seconds(self):
+        """The harness's CPU where this host is this machine, else 0.
+
+        One kernel, one /proc/stat: Rally's processes here are work of
+        the measurement on that host, not foreign load on it.
+        """
+        if self._same_kernel is None:
+            found = self.executor.run(["cat", BOOT_ID], self.timeout)
+            self._same_kernel = found.exit_code == 0 and (
+                found.stdout.strip() == _read(BOOT_ID).strip())
+        if not self._same_kernel:
+            return 0.0
+        return cpu.tree_ticks(local_processes(),
+                              foreign_load.harness()) / cpu.TICKS
+
+    def _with_harness(self, reading, harness):
+        return reading._replace(own=reading.own + harness)
 
     def _argv(self, mode, stat_at, sources):
-        return ["sh", "-c", _SCRIPT, "rcbench-host", mode, self.key,
+        return ["env", "RCBENCH_OWN=%s" % self.key,
+                "sh", "-c", _SCRIPT, "rcbench-host", mode, self.key,
                 self.done_file, stat_at,
                 "\n".join(sorted(set(sources.values())))]
 
     def read(self, before=False):
         """A Reading; before: one that opens a run's window."""
         sources = self.registry.sources()
+        harness_sent = self._harness_seconds()
         sent = time.monotonic()
         result = self.executor.run(
             self._argv("read", "last" if before else "first", sources),
             self.timeout)
         received = time.monotonic()
-        # where in the round trip /proc/stat was read
+        # where in the round trip /proc/stat was read; the harness's CPU
+        # at the end of the round trip nearer the window's inside
         at = received if before else sent
+        harness = self._harness_seconds() if before else harness_sent
         result.check("reading the CPU of compute host %s" % self.name)
         _, readings = split_readings(result.stdout)
         if not readings:
             raise ValueError("the reading of %s said nothing: %r"
                              % (self.name, result.stdout[-300:]))
-        return parse_reading(readings[0], at, self.name, sources)
+        return self._with_harness(
+            parse_reading(readings[0], at, self.name, sources), harness)
 
     @contextlib.contextmanager
     def window(self, owned=False):
@@ -391,14 +425,21 @@ class ComputeHost:
         """An executor whose commands count as the measurement's own here."""
         return OwnedExecutor(executor or self.executor, self)
 
-    def _capture(self, sent, received, stderr, sources):
-        """The Readings a window's command wrote: (before, after) kept."""
+    def _capture(self, sent, received, stderr, sources, harness=(0, 0)):
+        """The Readings a window's command wrote: (before, after) kept.
+
+        harness: the harness's CPU here at sent and at received (its
+        work for this command's session just outside the window counts
+        as its own too).
+        """
         rest, readings = split_readings(stderr)
         if getattr(self, "_captured", None) is not None \
                 and len(readings) == 2:
             self._captured.append((
-                parse_reading(readings[0], sent, self.name, sources),
-                parse_reading(readings[1], received, self.name, sources)))
+                self._with_harness(parse_reading(
+                    readings[0], sent, self.name, sources), harness[0]),
+                self._with_harness(parse_reading(
+                    readings[1], received, self.name, sources), harness[1])))
         return rest
 
     def close(self):
@@ -423,12 +464,15 @@ class OwnedExecutor(base.Executor):
     def run(self, argv, timeout, cwd=None):
         argv = [str(a) for a in argv]
         sources = self.host.registry.sources()
+        harness_sent = self.host._harness_seconds()
         sent = time.monotonic()
         result = self.inner.run(
             self.host._argv("window", "-", sources) + argv, timeout,
             cwd=cwd)
-        stderr = self.host._capture(sent, time.monotonic(), result.stderr,
-                                    sources)
+        received = time.monotonic()
+        stderr = self.host._capture(
+            sent, received, result.stderr, sources,
+            (harness_sent, self.host._harness_seconds()))
         # The command as the results show it: the tool's, not the mark's.
         return dataclasses.replace(result, command=shlex.join(argv),
                                    stderr=stderr)

@@ -183,13 +183,40 @@ class RealHostTestCase(unittest.TestCase):
         self.assertGreater(found["foreign"], 0.5, found)
         self.assertLess(found["own"], 0.3, found)
 
-    def compute_host(self):
+    def compute_host(self, same_kernel=False):
         # The command a compute host gets over SSH, run here: what it
-        # reads is this machine's, but only through that command.
+        # reads is this machine's, but only through that command. A
+        # stand-in for another machine unless same_kernel (the boot id
+        # check, which would find this one, is skipped).
         host = hosts.ComputeHost("compute-x", native.NativeExecutor(),
                                  self.conf)
         host.done_file = os.path.join(self.conf.daemon_state_dir, "done")
+        if not same_kernel:
+            host._same_kernel = False
         return host
+
+    def test_the_harness_is_its_own_where_a_compute_host_is_this_machine(
+            self):
+        # A test cloud's compute hosts are namespaces of the Rally host:
+        # Rally's own processes there are the measurement's, not foreign
+        # load (as on LocalHost); on another machine they are not there
+        # to count at all.
+        host = self.compute_host(same_kernel=True)
+
+        def child():
+            proc = subprocess.Popen(["python3", "-c", _BURN])
+            self.addCleanup(proc.wait, 10)
+            return proc.pid
+        found = self.seconds(host, child)
+        self.assertTrue(host._same_kernel)
+        self.assertGreater(found["own"], 0.5, found)
+        found = self.seconds(self.compute_host(), child)
+        self.assertGreater(found["foreign"], 0.5, found)
+        self.assertLess(found["own"], 0.3, found)
+        # a neighbour is foreign on either
+        found = self.seconds(self.compute_host(same_kernel=True), _neighbour)
+        self.assertGreater(found["foreign"], 0.5, found)
+        self.assertLess(found["own"], 0.3, found)
 
     def test_a_marked_command_on_a_compute_host_is_its_own(self):
         host = self.compute_host()

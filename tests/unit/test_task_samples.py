@@ -181,14 +181,22 @@ class TaskFilesTestCase(unittest.TestCase):
         plain = workloads["kvm, concurrency 1"]
         tuned = workloads["kvm-tuned, concurrency 1"]
         args = tuned["scenario"]["NovaInstances.boot_sysbench_delete"]
-        self.assertEqual(({"name": "rcbench-kek-tuned"}, "provider"),
+        (tuned_flavor,) = tuned["contexts"]["flavors"]
+        self.assertEqual(({"name": tuned_flavor["name"]}, "provider"),
                          (args["flavor"], args["network"]))
-        (flavor,) = tuned["contexts"]["flavors"]
-        self.assertEqual(("rcbench-kek-tuned", specs),
-                         (flavor["name"], flavor["extra_specs"]))
+        self.assertRegex(tuned_flavor["name"],
+                         r"^rcbench-kek-tuned-[0-9a-f]{6}$")
+        self.assertEqual(specs, tuned_flavor["extra_specs"])
         (flavor,) = plain["contexts"]["flavors"]
-        self.assertEqual("rcbench-kek", flavor["name"])
+        self.assertRegex(flavor["name"], r"^rcbench-kek-[0-9a-f]{6}$")
         self.assertNotIn("extra_specs", flavor)
+        # One suffix per task (both flavors), another in the next task:
+        # two tasks at once on one cloud do not collide (Nova: HTTP 409).
+        self.assertEqual(flavor["name"][-6:], tuned_flavor["name"][-6:])
+        names = {self.render(path, platforms=["kvm"], concurrency=[1])[
+            "subtasks"][0]["workloads"][0]["contexts"]["flavors"][0]["name"]
+            for _ in range(3)}
+        self.assertEqual(3, len(names))
         # An existing tuned flavor: used as it is, none made.
         config = self.render(path, platforms=["kvm-tuned"], concurrency=[1],
                              kvm_tuned_flavor="m1.pinned")

@@ -3,7 +3,7 @@
     contexts:
       rcbench_guest: {hypervisor_type: lxc, shared: true, last: false}
       rcbench_nova_warmup:
-        flavor: {name: rcbench-kek}   # the workload's own
+        flavor: {name: rcbench-kek-1a2b3c}   # the workload's own
         network: rcbench-provider
         availability_zone: nova       # optional
 

@@ -129,6 +129,34 @@ class PairedVerdictTestCase(unittest.TestCase):
                      render.to_csv(report), render.to_json(report)):
             self.assertIn("disturbed", text)
 
+    def test_a_cell_whose_every_run_was_left_out_keeps_its_row(self):
+        # Before, such a cell vanished from the tables (the test cloud's
+        # Zun at 2, every run disturbed): now it says why it is empty.
+        values, twins = _drifting(n=4)
+        iterations = [_iteration(
+            _records(v, t, attempt=1, final=False, disturbed=True)
+            + _records(v, t, attempt=2, disturbed=True),
+            [_check(1, "instance", 0.7, True, "re-measured"),
+             _check(2, "instance", 0.7, True, "left out: disturbed")],
+            1000 + 20 * i) for i, (v, t) in enumerate(zip(values, twins))]
+        # the same platform at 1 kept its runs
+        document = _document(iterations[2:])
+        (workload,) = document["tasks"][0]["subtasks"][0]["workloads"]
+        kept = dict(workload, runner={"constant": {"times": 2,
+                                                   "concurrency": 1}},
+                    data=[_iteration(_records(v, t), [], 900 + 20 * i)
+                          for i, (v, t) in enumerate(zip(values, twins))])
+        document["tasks"][0]["subtasks"][0]["workloads"] = [
+            kept, dict(workload, runner={"constant": {
+                "times": 2, "concurrency": 2}})]
+        report = comparison.build([document])
+        (row,) = comparison.rows_for(report, METRIC, "docker-runc",
+                                     concurrency=2)
+        self.assertEqual((0, 2, None), (row["n"], row["left_out"],
+                                        row["verdict"]))
+        self.assertIn("– (2 disturbed run(s) left out, none kept)",
+                      render.to_markdown(report))
+
     def test_a_sequential_run_spends_alpha_and_times_its_verdicts(self):
         values, twins = _drifting()
         iterations = [_iteration(_records(v, t), [], 1000 + 20 * i)
