@@ -342,14 +342,15 @@ class ComputeHost:
     def read(self, before=False):
         """A Reading; before: one that opens a run's window."""
         sources = self.registry.sources()
-        harness_sent = self._harness_seconds()
+        # the harness's CPU at the end of the round trip nearer the
+        # window's inside: read once, at that end
+        harness_sent = None if before else self._harness_seconds()
         sent = time.monotonic()
         result = self.executor.run(
             self._argv("read", "last" if before else "first", sources),
             self.timeout)
         received = time.monotonic()
-        # where in the round trip /proc/stat was read; the harness's CPU
-        # at the end of the round trip nearer the window's inside
+        # where in the round trip /proc/stat was read
         at = received if before else sent
         harness = self._harness_seconds() if before else harness_sent
         result.check("reading the CPU of compute host %s" % self.name)
