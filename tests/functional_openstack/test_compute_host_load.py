@@ -11,9 +11,10 @@ foreign load. Read on the Rally host, both would read the same: this test
 would fail. Runs alone
 (tox.ini): the hog would disturb the other tests, and they its readings.
 
-Why ~5 min: one whole cloud task (users, the image to Glance, warm caches
-on both hosts, KEK's plain boot-and-delete, the wave), and the hogged
-host's runs are measured to the re-measure bound, at a seventh of a CPU.
+Why ~2.5 min: one whole cloud task (users, the image to Glance, warm
+caches on both hosts, KEK's plain boot-and-delete, the wave), the hogged
+host's runs measured again once, at a seventh of a CPU (a fifth of
+quick-cpu's events: ~5 min with the whole test and two re-measures).
 """
 
 import json
@@ -24,9 +25,12 @@ import unittest
 from tests.functional import helpers
 from tests.functional_openstack import cloud
 
+# A fifth of quick-cpu (~0.4 s on a free CPU, ~3 s at a seventh of one):
+# what is read is the hog's load on the test's host, not the test's speed.
 TASK_ARGS = {"platforms": ["container"], "container": "nova-lxc",
              "concurrency": [2], "min_concurrency": {}, "waves": 1,
-             "spread": True, "boot_and_delete": [2], "tests": ["quick-cpu"]}
+             "spread": True, "boot_and_delete": [2],
+             "tests": [{"preset": "quick-cpu", "events": 200}]}
 
 
 def hog_the_cpu(pid):
@@ -47,8 +51,12 @@ class ComputeHostLoadTestCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         # the hog stays to the end: nothing to wait for before a re-measure
+        # one re-measure (not the default two): a second attempt is what
+        # is checked, each costs the hogged host's tests at a seventh of a
+        # CPU
         cls.home = cloud.aio_rally_home({"foreign_load_limit":
-                                         cloud.CLOUD_LIMIT, "quiet_wait": 0})
+                                         cloud.CLOUD_LIMIT, "quiet_wait": 0,
+                                         "remeasure_limit": 1})
         last = os.cpu_count() - 1
         if last < 1:
             cls.home.close()

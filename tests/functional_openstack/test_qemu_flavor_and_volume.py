@@ -2,9 +2,9 @@
 real all-in-one cloud, in one task: a QEMU server on a flavor the task
 makes with extra specs, and one whose tests run on a Cinder volume (Ceph
 RBD, attached through librbd; KEK's "volume"). Each runs sysbench fileio
-and fio (the tuned server on its root disk, the other on the volume),
-iperf3 both ways and HTTP load from this host to its fixed IP. Skips
-without the cloud.
+and fio (the tuned server on its root disk, the other on the volume);
+the tuned server also iperf3 both ways and HTTP load from this host to
+its fixed IP. Skips without the cloud.
 
 The extra spec is hw:cpu_policy=shared (Nova's default behaviour), the one
 this cloud's compute host can honour without cpu_dedicated_set or reserved
@@ -34,13 +34,19 @@ from tests.functional_openstack import cloud as aio
 # task's `flavor` argument): that path is tested here, the task's own
 # flavor (a random name per task) by test_cloud_verdicts beside it.
 FLAVOR = "rcbench-test-qemu-volume"
+DISK_TESTS = ["quick-fileio-rndrd", "fio-quick-randread"]
+# Each server's own tests (the task's plan: a cell, its step, tests, times
+# and repeat): the network tests on the tuned server only. On the volume
+# server they took the same path to its fixed IP again, a TCG guest's
+# ~30-40 s of CPU beside the other cloud tests (the path from the host
+# into a QEMU guest, both ways and HTTP: test_network_workloads).
 TASK_ARGS = json.dumps({
-    "platforms": ["kvm-tuned", "kvm-volume"], "concurrency": [1],
-    "flavor": FLAVOR,
-    "times": 1, "boot_and_delete": False, "volume_size": 1,
+    "platforms": ["kvm-tuned", "kvm-volume"], "flavor": FLAVOR,
+    "boot_and_delete": False, "volume_size": 1,
     "kvm_flavor_extra_specs": {"hw:cpu_policy": "shared"},
-    "tests": ["quick-fileio-rndrd", "fio-quick-randread", "iperf3-quick",
-              "iperf3-quick-reverse", "http-quick-c16"]})
+    "plan": [["kvm-tuned", 1, DISK_TESTS + [
+        "iperf3-quick", "iperf3-quick-reverse", "http-quick-c16"], 1, 1],
+        ["kvm-volume", 1, DISK_TESTS, 1, 1]]})
 VOLUME_ACTIONS = ["volume.create", "volume.attach", "volume.detach",
                   "volume.delete"]
 
@@ -77,11 +83,15 @@ class TunedFlavorAndVolumeTestCase(unittest.TestCase):
         (iteration,) = workload["data"]
         return iteration
 
-    def assert_disk_and_network_measured(self, iteration):
+    def assert_disk_measured(self, iteration):
         out = helpers.additive(iteration)
         self.assertGreater(out["fio randread"]["read_iops (IOPS)"], 0)
         self.assertGreater(
             out["sysbench fileio.rndrd"]["reads_per_s (reads/s)"], 0)
+        return out
+
+    def assert_disk_and_network_measured(self, iteration):
+        out = self.assert_disk_measured(iteration)
         for label in ("to-instance", "from-instance"):
             self.assertGreater(out["iperf3 " + label]
                                ["throughput_gbit_s (Gbit/s)"], 0)
@@ -113,7 +123,8 @@ class TunedFlavorAndVolumeTestCase(unittest.TestCase):
                          (environment["volume_backend"],
                           environment["workdir_storage"],
                           environment["tuning"]))
-        self.assert_disk_and_network_measured(iteration)
+        out = self.assert_disk_measured(iteration)
+        self.assertNotIn("iperf3 to-instance", out)
 
     def test_report_keeps_the_tuned_root_disk_and_the_volume_apart(self):
         report = comparison.build([self.report])

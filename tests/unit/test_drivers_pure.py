@@ -4,6 +4,7 @@ import os
 import subprocess
 import tempfile
 import unittest
+from unittest import mock
 from xml.etree import ElementTree
 
 from oslo_config import cfg
@@ -11,6 +12,7 @@ from oslo_config import cfg
 from rally_container_bench.core import base
 from rally_container_bench.core import daemon as daemon_process
 from rally_container_bench.core import tuning
+from rally_container_bench.engines.containerd import ctr
 from rally_container_bench.engines import daemons
 from rally_container_bench.engines.libvirt import acceleration
 from rally_container_bench.engines.libvirt import daemon as libvirt_daemon
@@ -160,3 +162,16 @@ class DaemonTestCase(unittest.TestCase):
             self.assertIn(path, libvirtd.argv)
             with open(path) as f:
                 self.assertIn('auth_unix_rw = "none"', f.read())
+
+
+class ContainerdNotRunningTestCase(unittest.TestCase):
+
+    def test_listing_without_its_socket_fails_before_ctr_dials(self):
+        with tempfile.TemporaryDirectory() as state:
+            driver = ctr.Containerd(None, conf(containerd_state_dir=state))
+            # a spy: ctr would wait 10 s to dial the missing socket
+            with mock.patch.object(base, "run_cli",
+                                   side_effect=AssertionError("ctr ran")):
+                with self.assertRaisesRegex(base.DriverError,
+                                            "not running.*containerd.sock"):
+                    driver.list_ours()

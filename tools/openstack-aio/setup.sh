@@ -9,7 +9,11 @@
 #
 #   tools/openstack-aio/setup.sh     install (first time), configure, start
 #   tools/openstack-aio/setup.sh --install-only   the packages and Zun's venv
-#                                    only (CI does it while it builds images)
+#                                    only
+#   tools/openstack-aio/setup.sh --prepare   also configure, start mariadb,
+#                                    rabbitmq and memcached and sync the
+#                                    schemas (CI does it beside its image
+#                                    build and tests)
 #   tools/openstack-aio/stop.sh      stop every daemon started here
 #
 # Idempotent: a second run reuses what is installed, configured and
@@ -375,6 +379,32 @@ zun_compute_up() {
         | grep -q "^$AIO_ZUN_HOST up$"
 }
 
+# The schemas are synced once per setup code and package set: CI syncs
+# them with --prepare beside its tests (~1 min of CPU), and the run that
+# starts the daemons skips them. stop.sh --purge forgets the stamp.
+schemas_key() {
+    {
+        dpkg-query -W -f '${Package}=${Version}\n' "${AIO_PACKAGES[@]}" \
+            "${AIO_CINDER_PACKAGES[@]}" 2>/dev/null
+        cat "$AIO_ZUN_VENV/.rcbench-requirements" 2>/dev/null
+        cat "$here"/*.sh
+        # keystone's bootstrap sets the admin's password from them
+        cat "$AIO_ETC/secrets"
+    } | sha256sum | cut -d' ' -f1
+}
+
+sync_databases_once() {
+    local want
+    want=$(schemas_key)
+    if [ "$(cat "$AIO_SCHEMAS_STAMP" 2>/dev/null)" = "$want" ]; then
+        aio_log "database schemas: synced already (--prepare)"
+        return 0
+    fi
+    aio_log "database schemas"
+    quiet sync_databases
+    echo "$want" > "$AIO_SCHEMAS_STAMP"
+}
+
 provider_network() {
     openstack network show "$AIO_NETWORK" >/dev/null 2>&1 \
         || openstack network create --share --external \
@@ -408,9 +438,13 @@ fi
 provider_link
 hosts_network
 start_backends
-aio_log "database schemas"
-quiet sync_databases
+sync_databases_once
 write_openrc
+if [ "${1:-}" = --prepare ]; then
+    aio_log "prepared in $(( $(date +%s) - started )) s (--prepare: no" \
+        "OpenStack service started yet)"
+    exit 0
+fi
 start_libvirt
 aio_log "starting daemons"
 if [ -z "$(aio_pid neutron-linuxbridge-agent-qemu)" ]; then

@@ -89,6 +89,7 @@ rm -rf /var/lib/nova/instances-*/_base/* "$AIO_LXC_ROOTS"/instances-*/_base/* \
 epmd -kill >/dev/null 2>&1
 if $purge; then
     aio_log "purging databases, images and instance files"
+    rm -f "$AIO_SCHEMAS_STAMP"
     /etc/init.d/mariadb start >/dev/null 2>&1
     for name in keystone glance placement nova_api nova nova_cell0 neutron zun cinder; do
         mysql -u root -e "DROP DATABASE IF EXISTS $name"
