@@ -10,6 +10,8 @@
 #   RCBENCH_TASK_ARGS  task args file   (default tasks/args/local-quick.yaml)
 #   RCBENCH_RALLY_ENV  Rally env name   (default rcbench-local, created empty)
 #   RCBENCH_RESULTS    results directory (default results)
+#   RCBENCH_BUDGET_S   seconds the run may take (default: the args file's
+#                      decide budget_s, 480 s in local-quick.yaml)
 # Ctrl-C aborts the round (running iterations end, their instances are
 # deleted); the reports of what finished are still written. Exit status:
 # 0 every iteration passed, 1 some failed, 2 the run could not start, 130
@@ -23,6 +25,8 @@ task="${RCBENCH_TASK:-tasks/local_kvm_vs_containers.yaml}"
 task_args="${RCBENCH_TASK_ARGS:-tasks/args/local-quick.yaml}"
 env_name="${RCBENCH_RALLY_ENV:-rcbench-local}"
 results="${RCBENCH_RESULTS:-results}"
+budget=()
+[ -z "${RCBENCH_BUDGET_S:-}" ] || budget=(--budget-s "$RCBENCH_BUDGET_S")
 
 step() { echo "--- [$(date +%H:%M:%S)] $*"; }
 
@@ -59,7 +63,7 @@ step "rcbench decide --task $task --task-args-file $task_args (rounds until ever
 trap 'interrupted=1' INT
 set +e
 "$venv/bin/rcbench" decide --task "$task" --task-args-file "$task_args" \
-    --env "$env_name" --out "$out"
+    --env "$env_name" --out "$out" "${budget[@]}"
 status=$?
 set -e
 trap - INT
