@@ -25,6 +25,15 @@ def socket_path(conf):
     return os.path.join(conf.containerd_state_dir, "containerd.sock")
 
 
+def not_running(conf):
+    """Why rcbench's containerd does not answer (no socket), or None."""
+    socket = socket_path(conf)
+    if os.path.exists(socket):
+        return None
+    return ("rcbench's containerd is not running at %s (rcbench engines "
+            "start containerd)" % socket)
+
+
 def config_toml(conf, sandbox_image, cni_conf_dir):
     """containerd's config: its own paths; CRI's sandbox is our image.
 
@@ -113,10 +122,9 @@ class Containerd(lifecycle.LifecycleDriver):
         # ctr waits 10 s to dial a socket that is not there: every local
         # workload's cleanup context asks each store twice (seen: 20 s of
         # a 29 s workload where containerd was not started)
-        socket = socket_path(self.conf)
-        if not os.path.exists(socket):
-            raise base.DriverError("rcbench's containerd is not running "
-                                   "(no %s)" % socket)
+        why = not_running(self.conf)
+        if why:
+            raise base.DriverError(why)
         return self._checked("containers", "ls", "-q").split()
 
     def workload_pid(self, name):
@@ -142,8 +150,8 @@ class Containerd(lifecycle.LifecycleDriver):
         for tool in ("containerd", "ctr"):
             if shutil.which(tool) is None:
                 return False, "%s is not installed (apt: containerd)" % tool
-        socket = socket_path(conf)
-        if not os.path.exists(socket):
-            return False, ("rcbench's containerd is not running at %s "
-                           "(rcbench engines start containerd)" % socket)
-        return True, "containerd (own instance at %s), ctr" % socket
+        why = not_running(conf)
+        if why:
+            return False, why
+        return True, "containerd (own instance at %s), ctr" % socket_path(
+            conf)
