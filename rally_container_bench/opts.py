@@ -48,11 +48,12 @@ OPTS = [
                       "delete request (phase 'delete')."),
     cfg.FloatOpt("zun_image_load_mb_per_s", default=15.0, min=0.1,
                  help="MB per second a Zun host downloads Glance images "
-                      "and loads them into Docker, all containers "
-                      "together, for the estimate that refuses a step of "
-                      "Zun containers that each load the image (pull "
-                      "policy always, Zun's default) when the loads would "
-                      "take more than half of boot_timeout. Measured on "
+                      "and loads them into Docker, for the estimate that "
+                      "refuses a Zun container that loads the image (pull "
+                      "policy always, Zun's default; one at a time, as "
+                      "two at once race on the host's archive file) when "
+                      "the load would take more than half of "
+                      "boot_timeout. Measured on "
                       "the 2-core test cloud: 32 containers of the 300 MB "
                       "guest image reached Running after 620-656 s."),
     cfg.FloatOpt("command_timeout", default=3600.0, min=1,

@@ -129,29 +129,36 @@ class ZunPullPolicyTestCase(ZunValidatorsTestCase):
         self.assertIn("container:create:image_pull_policy", message)
         self.assertIn("auto", message)
 
-    def test_zuns_default_at_32_is_refused_with_the_estimate(self):
-        message = self.check(self.validator, self.user, stepped(32))
-        # 32 x 300 MB at 15 MB/s
-        self.assertIn("about 640 s", message)
-        self.assertIn("Zun's default pull policy, always", message)
+    def test_zuns_default_above_one_at_once_is_refused(self):
+        # The shared-archive race: refused whatever the image's size
+        message = self.check(self.validator, self.user, stepped(2))
+        self.assertIn("2 Zun containers at once with Zun's default pull "
+                      "policy, always (image_pull_policy not set)", message)
+        self.assertIn("truncated by each new download", message)
         self.assertIn("zun_image_pull_policy: auto", message)
         # auto without the admin is Zun's default too: refused, saying so
         message = self.check(self.validator, self.user,
                              stepped(32, image_pull_policy="auto"))
         self.assertIn("image_pull_policy auto: no admin credentials",
                       message)
-
-    def test_explicit_always_is_refused_where_loads_do_not_fit(self):
         message = self.check(self.validator, self.admin,
-                             stepped(16, image_pull_policy="always"))
-        self.assertIn("16 Zun containers at once with "
+                             stepped(2, image_pull_policy="always"))
+        self.assertIn("2 Zun containers at once with "
                       "image_pull_policy=always", message)
-        self.assertIn("about 320 s", message)
-        # 8 x 300 MB: 160 s, within half of the 600 s boot timeout
+
+    def test_one_at_a_time_is_refused_only_where_its_load_does_not_fit(self):
+        self.assertIsNone(self.check(self.validator, self.user, stepped(1)))
         self.assertIsNone(self.check(
             self.validator, self.admin,
-            stepped(8, image_pull_policy="always")))
-        self.assertIsNone(self.check(self.validator, self.user, stepped(8)))
+            stepped(1, image_pull_policy="always")))
+        with mock.patch.object(zun_validators, "image_megabytes",
+                               return_value=6000.0):
+            message = self.check(self.validator, self.admin,
+                                 stepped(1, image_pull_policy="always"))
+        # 6000 MB at 15 MB/s, over half of the 600 s boot timeout
+        self.assertIn("about 400 s", message)
+        self.assertIn("with image_pull_policy=always downloads the 6000 MB",
+                      message)
 
     def test_auto_with_admin_needs_the_warmup_above_one(self):
         message = self.check(self.validator, self.admin,
