@@ -17,7 +17,7 @@ SPLITS = (
     ("stestr-functional-workers.yaml", "functional",
      r"test_periodic|test_kek_step|test_decide", 2),
     ("stestr-openstack-workers.yaml", "functional_openstack",
-     r"test_compute_host_load|test_zun_sample", 3),
+     r"test_compute_host_load|test_zun_network", 3),
 )
 
 

@@ -14,6 +14,12 @@
 #                                    rabbitmq and memcached and sync the
 #                                    schemas (CI does it beside its image
 #                                    build and tests)
+#   tools/openstack-aio/setup.sh --engines   --prepare, then libvirtd as
+#                                    the cloud needs it and every local
+#                                    engine (rcbench engines start): CI
+#                                    starts them before the quickstart
+#                                    and the cloud, which it runs at once,
+#                                    so neither stops what the other uses
 #   tools/openstack-aio/stop.sh      stop every daemon started here
 #
 # Idempotent: a second run reuses what is installed, configured and
@@ -115,9 +121,11 @@ log_if_slow() {  # what started_at_SECONDS
     [ $(( SECONDS - $2 )) -le 3 ] || aio_log "$1: after $(( SECONDS - $2 )) s"
 }
 
+# Waits are upper bounds, wide enough for a start beside other work (CI
+# starts the cloud beside the quickstart): kuryr listened after 113 s alone.
 wait_port() {  # what port [seconds]
     local i t0=$SECONDS
-    for i in $(seq 1 $(( ${3:-120} * 2 ))); do
+    for i in $(seq 1 $(( ${3:-240} * 2 ))); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null; then
             log_if_slow "$1 listens" "$t0"
             return 0
@@ -446,6 +454,10 @@ if [ "${1:-}" = --prepare ]; then
     exit 0
 fi
 start_libvirt
+if [ "${1:-}" = --engines ]; then
+    "$rcbench" engines start
+    exit 0
+fi
 aio_log "starting daemons"
 if [ -z "$(aio_pid neutron-linuxbridge-agent-qemu)" ]; then
     neutron_ebtables_reset
@@ -453,20 +465,20 @@ fi
 start_daemons
 # shellcheck disable=SC1091
 source "$AIO_ETC/openrc"
-wait_for "neutron agents (linuxbridge, dhcp) alive" 120 agents_up
+wait_for "neutron agents (linuxbridge, dhcp) alive" 240 agents_up
 provider_network
-wait_for "the ${#AIO_COMPUTES[@]} nova-compute services up" 180 computes_up
+wait_for "the ${#AIO_COMPUTES[@]} nova-compute services up" 360 computes_up
 wait_for "a login to every compute host (hosts.sh)" 60 hosts_up
 quiet as nova nova-manage cell_v2 discover_hosts
 if zun_enabled; then
-    wait_for "zun-compute up" 120 zun_compute_up
+    wait_for "zun-compute up" 240 zun_compute_up
     # Rows a machine kept from an earlier cloud whose Docker networks went
     # (a killed stop.sh, a reset dockerd) would fail every Zun container.
     zun_forget_stale_networks
     zun_forget_stale_allocations
 fi
 if cinder_enabled; then
-    wait_for "cinder-volume up" 120 cinder_volume_up
+    wait_for "cinder-volume up" 240 cinder_volume_up
 fi
 all_running || { aio_log "the cloud is not whole: see above"; exit 1; }
 aio_log "ready in $(( $(date +%s) - started )) s: source $AIO_ETC/openrc;" \
