@@ -215,7 +215,8 @@ def _run(options, log, now, store):
         .strftime("%Y%m%dT%H%M%SZ")
     run_dir = os.path.join(options.results, stamp)
     os.makedirs(run_dir)
-    tags = store.run_tags(stamp) if store else ["rcbench-periodic"]
+    tags = (store.run_tags(periodic_db.new_run_id(stamp)) if store
+            else ["rcbench-periodic"])
     if options.decide:
         uuids, status, sla_failed = periodic_decide.run_decided(
             rally, options, run_dir, log, tags)

@@ -6,7 +6,8 @@ on the node is gone by the next night. With ``--database URL`` (or
 job keeps everything in Rally's own database, which every node reaches:
 
 - each run's tasks, tagged ``rcbench-periodic``, ``rcbench-job:JOB`` and
-  ``rcbench-run:JOB:STAMP`` (a run of ``--decide`` has a task per round);
+  ``rcbench-run:JOB:RUN`` (RUN: the run's UTC stamp and 8 random hex
+  digits, see new_run_id; a run of ``--decide`` has a task per round);
 - the baseline: the tasks tagged ``rcbench-baseline:JOB`` (``--promote``
   or ``rcbench promote --database`` moves the tag to a run's tasks);
 - the gate reads the baseline from it, the trends the job's last N runs.
@@ -28,6 +29,7 @@ import os
 import re
 import shutil
 import tempfile
+import uuid as uuidlib
 
 TAG = "rcbench-periodic"
 _PASSWORD = re.compile(r"(://[^:/@]*:)([^@]*)@")
@@ -64,8 +66,23 @@ def job_name(task, task_args_file):
     return name
 
 
+def new_run_id(stamp):
+    """A run's id in the database: its UTC stamp and 8 random hex digits.
+
+    Zuul starts a pipeline's periodic jobs at once: two nodes of one job
+    (two branches of it) can start in the same second, and with the stamp
+    alone their tasks would make one run. Ids still sort by time.
+    """
+    return "%s-%s" % (stamp, uuidlib.uuid4().hex[:8])
+
+
+def stamp_of(run):
+    """The UTC stamp of a run's id (its results directory's name)."""
+    return run.split("-", 1)[0]
+
+
 def run_of(tags, job):
-    """The run (STAMP) a task of the job belongs to, from its tags."""
+    """The run (RUN) a task of the job belongs to, from its tags."""
     prefix = "rcbench-run:%s:" % job
     for tag in tags:
         if tag.startswith(prefix):
@@ -219,7 +236,7 @@ def import_results(rally, store, directory, env, log):
     """
     from rally_container_bench import periodic_history
 
-    done = set(store.runs())
+    done = {stamp_of(run) for run in store.runs()}
     by_task = {}  # a task uuid in a file -> the stamp of its run
     count = 0
     for stamp in periodic_history.previous_runs(directory, 10 ** 6):
@@ -241,7 +258,8 @@ def import_results(rally, store, directory, env, log):
             if stamp not in store.runs():
                 _import_file(rally, store, baseline, env, stamp)
                 count += 1
-        store.promote(store.runs()[stamp])
+        store.promote([uuid for run, uuids in store.runs().items()
+                       if stamp_of(run) == stamp for uuid in uuids])
         log("baseline: run %s" % stamp)
     return count
 

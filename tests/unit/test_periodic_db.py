@@ -34,6 +34,23 @@ class PeriodicDatabaseTestCase(unittest.TestCase):
         self.assertEqual("20261126T100000Z", periodic_db.run_of(tags, "a"))
         self.assertIsNone(periodic_db.run_of(tags, "c"))
 
+    def test_two_runs_started_in_one_second_are_two_runs(self):
+        stamp = "20261127T063000Z"
+        first, second = (periodic_db.new_run_id(stamp) for _ in range(2))
+        self.assertNotEqual(first, second)
+        for run in (first, second):
+            self.assertRegex(run, r"^20261127T063000Z-[0-9a-f]{8}$")
+            self.assertEqual(run, periodic_db.run_of(
+                ["rcbench-run:a:%s" % run], "a"))
+            # the results directory's name, as periodic-import finds it
+            self.assertEqual(stamp, periodic_db.stamp_of(run))
+        self.assertEqual(stamp, periodic_db.stamp_of(stamp))
+        # they sort by time with the runs before and after
+        self.assertEqual(
+            ["20261127T062959Z-ffffffff", first, "20261127T063001Z-00000000"],
+            sorted(["20261127T063001Z-00000000", first,
+                    "20261127T062959Z-ffffffff"]))
+
     def test_rally_gets_the_url_in_a_private_file(self):
         with tempfile.NamedTemporaryFile("w", suffix=".conf") as own:
             own.write("[container_bench]\ncontainer_cpus = 0.2\n")
