@@ -79,6 +79,13 @@ def aio_rally_home(options=None):
     return home
 
 
+def admin_zun():
+    """Zun's client as the cloud's admin, at the newest microversion."""
+    from zunclient import client as zun_client
+
+    return zun_client.Client("1.latest", session=admin_session())
+
+
 def remove_zun_orphans(wait=20):
     """Remove what Zun (Zed) leaves of a container force-deleted in Creating.
 
@@ -88,9 +95,8 @@ def remove_zun_orphans(wait=20):
     stay on the test cloud. Returns the uuids removed.
     """
     from neutronclient.v2_0 import client as neutron_client
-    from zunclient import client as zun_client
     session = admin_session()
-    zun = zun_client.Client("1.latest", session=session)
+    zun = admin_zun()
 
     def unknown():
         known = {c.uuid for c in zun.containers.list(all_projects=True)}
@@ -129,7 +135,6 @@ def leftovers(tasks=None):
     from glanceclient import client as glance_client
     from neutronclient.v2_0 import client as neutron_client
     from novaclient import client as nova_client
-    from zunclient import client as zun_client
     session = admin_session()
     nova = nova_client.Client("2.1", session=session)
     glance = glance_client.Client("2", session=session)
@@ -153,9 +158,7 @@ def leftovers(tasks=None):
                 tasks is None or i["rcbench_task"] in tasks)),
         "security groups": mine(
             neutron.list_security_groups()["security_groups"]),
-        "containers": mine(zun_client.Client(
-            "1.latest", session=session).containers.list(
-                all_projects=True)),
+        "containers": mine(admin_zun().containers.list(all_projects=True)),
         # Key pairs belong to the task's (deleted) users: asked of Nova's
         # database, which the admin API cannot list across users.
         "keypairs": [n for n in subprocess.run(

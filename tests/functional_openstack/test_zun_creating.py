@@ -41,11 +41,6 @@ TASK = {"version": 2, "title": "a Zun container stuck in Creating",
                                   "networks": ["rcbench-provider"]}}}]}]}
 
 
-def admin_zun():
-    from zunclient import client as zun_client
-    return zun_client.Client("1.latest", session=aio.admin_session())
-
-
 class ZunCreatingTestCase(unittest.TestCase):
 
     @classmethod
@@ -90,7 +85,7 @@ class ZunCreatingTestCase(unittest.TestCase):
 
     def test_cleanup_env_deletes_and_names_a_leftover(self):
         from rally_container_bench import rally_tasks
-        zun = admin_zun()
+        zun = aio.admin_zun()
         # Named as this task's workload names its containers: the cleanup
         # of --task touches nothing of the tests beside it.
         (owner,) = rally_tasks.owner_ids(self.uuid, self.home.conf)

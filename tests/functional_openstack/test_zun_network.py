@@ -17,12 +17,6 @@ from tests.functional_openstack import cloud as aio
 NETWORK = "rcbench-provider"
 
 
-def zun_client():
-    from zunclient import client
-
-    return client.Client("1.latest", session=aio.admin_session())
-
-
 def forget_zun_network(name):
     """Delete Zun's Docker network of a Neutron network (admin API)."""
     from neutronclient.v2_0 import client as neutron_client
@@ -31,7 +25,7 @@ def forget_zun_network(name):
         session=aio.admin_session()).list_networks(
         name=name)["networks"][0]["id"]
     try:
-        zun_client().http_client.json_request(
+        aio.admin_zun().http_client.json_request(
             "DELETE", "/v1/networks/%s" % net_id)
     except zun_exceptions.NotFound:
         pass
@@ -55,7 +49,7 @@ class ZunNetworkTestCase(unittest.TestCase):
 
     def test_made_before_any_container_and_again_without_error(self):
         self.assertEqual([], docker_networks(self.net_id))
-        zun = zun_client()
+        zun = aio.admin_zun()
         zun_networks.make_zun_network(zun, self.net_id)
         self.assertEqual([self.net_id], docker_networks(self.net_id))
         zun_networks.make_zun_network(zun, self.net_id)
