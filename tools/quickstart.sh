@@ -12,6 +12,8 @@
 #   RCBENCH_RESULTS    results directory (default results)
 #   RCBENCH_BUDGET_S   seconds the run may take (default: the args file's
 #                      decide budget_s, 480 s in local-quick.yaml)
+#   RCBENCH_PAIRS_PER_ROUND  pairs of each cell per round (default: the
+#                      args file's pairs_per_round, 6)
 # Ctrl-C aborts the round (running iterations end, their instances are
 # deleted); the reports of what finished are still written. Exit status:
 # 0 every iteration passed, 1 some failed, 2 the run could not start, 130
@@ -27,6 +29,8 @@ env_name="${RCBENCH_RALLY_ENV:-rcbench-local}"
 results="${RCBENCH_RESULTS:-results}"
 budget=()
 [ -z "${RCBENCH_BUDGET_S:-}" ] || budget=(--budget-s "$RCBENCH_BUDGET_S")
+[ -z "${RCBENCH_PAIRS_PER_ROUND:-}" ] \
+    || budget+=(--pairs-per-round "$RCBENCH_PAIRS_PER_ROUND")
 
 step() { echo "--- [$(date +%H:%M:%S)] $*"; }
 

@@ -6,6 +6,8 @@ the native twins run on: checked at ``rally task validate``, before any
 server boots.
 """
 
+from concurrent import futures
+
 from rally.common import validation
 
 from rally_container_bench.core import base
@@ -225,12 +227,15 @@ class ComputeHostsValidator(validation.Validator):
         except base.DriverError as e:
             self.fail("%s: the guest image's sysbench: %s"
                       % (self.param_name, e))
-        problems = []
-        for name in names:
+
+        def problem(name):
             try:
                 host_access.check(host_access.access(spec, name), wanted)
             except host_access.ComputeHostError as e:
-                problems.append(str(e))
+                return str(e)
+        # at once: each host that does not answer waits out its login
+        with futures.ThreadPoolExecutor(max_workers=8) as pool:
+            problems = [p for p in pool.map(problem, names) if p]
         if problems:
             self.fail("; ".join(problems))
 

@@ -126,6 +126,13 @@ def version_of(text):
     return match.group(1) if match else None
 
 
+# One login attempt at validation: a compute host on the cloud's network
+# answers within a second; one that is down or firewalled never does, and
+# the twins' own three attempts of 30 s each made an operator wait ~90 s
+# per such host before the error.
+LOGIN_TIMEOUT_S = 15
+
+
 def check(found, guest_version, timeout=60):
     """Log in to the host and compare its sysbench with the guest's.
 
@@ -133,6 +140,10 @@ def check(found, guest_version, timeout=60):
     """
     target = executor(found)
     where = "compute host %s (%s)" % (found.host, found.describe())
+    why_not, _ = target.try_login(LOGIN_TIMEOUT_S)
+    if why_not:
+        raise ComputeHostError("%s: no login within %d s: %s"
+                               % (where, LOGIN_TIMEOUT_S, why_not))
     try:
         result = target.run([found.sysbench, "--version"], timeout)
     except base.DriverError as e:

@@ -12,7 +12,9 @@ the database with trends over both, and a run with an injected slowdown
 ``[container_bench] container_cpus``) that the gate fails, naming the
 metric, by how much and with its CI; beside that one, a second job's
 first run on the same database at the same time, which keeps its own
-baseline. Then bad connection strings: one line, exit 2, no password.
+baseline. What it refuses before anything boots (bad connection strings,
+a foreign schema): tests/functional/test_bad_periodic_input.py, beside
+the other functional tests.
 
 Why ~4 min: four whole runs of the pipeline (each a Rally task and every
 export), three of them one after the other, because the gate of each
@@ -232,29 +234,6 @@ class PeriodicJobTestCase(unittest.TestCase):
         self.assertEqual(runs[os.path.basename(self.runs[0][1])],
                          store.baseline())
 
-    def test_without_a_database_a_task_that_cannot_run_says_why(self):
-        # the embedded default: SQLite, files, no server
-        home = helpers.RallyHome()
-        self.addCleanup(home.close)
-        results = os.path.join(home.path, "bad")
-        env = {k: v for k, v in os.environ.items()
-               if k != "RCBENCH_DATABASE"}
-        proc = subprocess.run(
-            [os.path.join(helpers.BIN, "rcbench"), "periodic",
-             "--task", TASK, "--task-args-file", ARGS,
-             "--task-args", json.dumps({"platforms": ["docker"],
-                                        "tests": ["no-such-preset"]}),
-             "--results", results, "--local-env", "--rally-config",
-             home.conf], capture_output=True, text=True, cwd=helpers.TOP,
-            env=dict(env, HOME=home.path, XDG_CACHE_HOME=helpers.CACHE_HOME))
-        self.assertEqual(2, proc.returncode, proc.stdout + proc.stderr)
-        self.assertIn("the task did not run", proc.stdout)
-        self.assertIn("unknown sysbench preset 'no-such-preset'",
-                      proc.stdout)
-        (run_dir,) = os.listdir(results)
-        self.assertEqual(["run.json"], os.listdir(os.path.join(results,
-                                                               run_dir)))
-
     def test_the_password_is_nowhere(self):
         password = re.search(r"://[^:]*:([^@]*)@", self.database)
         if password is None:
@@ -266,67 +245,3 @@ class PeriodicJobTestCase(unittest.TestCase):
                     with open(os.path.join(root, name),
                               errors="replace") as f:
                         self.assertNotIn(password.group(1), f.read(), name)
-
-    def test_bad_connection_strings_stop_before_anything_boots(self):
-        server = os.environ.get("RCBENCH_TEST_DATABASE")
-        if not server:
-            self.skipTest("no PostgreSQL server here (tools/postgres.sh)")
-        wrong = re.sub(r"(://[^:]*:)[^@]*@", r"\1not-the-password@", server)
-        down = re.sub(r":(\d+)/", ":1/", server)
-        unknown = re.sub(r"/[^/]*$", "/no_such_database", server)
-        for url, words in ((wrong, "password authentication failed"),
-                           (down, "Connection refused"),
-                           (unknown, 'database "no_such_database" does '
-                                     "not exist")):
-            with self.subTest(words=words):
-                home = helpers.RallyHome()
-                self.addCleanup(home.close)
-                proc = subprocess.run(
-                    [os.path.join(helpers.BIN, "rcbench"), "periodic",
-                     "--task", TASK, "--task-args-file", ARGS,
-                     "--results", os.path.join(home.path, "results"),
-                     "--local-env", "--database", url],
-                    capture_output=True, text=True, cwd=helpers.TOP,
-                    env=dict(os.environ, HOME=home.path))
-                self.assertEqual(2, proc.returncode, proc.stdout)
-                self.assertEqual("", proc.stdout)
-                lines = proc.stderr.strip().splitlines()
-                self.assertEqual(1, len(lines), proc.stderr)
-                self.assertIn(words, lines[0])
-                self.assertIn(":***@", lines[0])
-                self.assertNotIn("not-the-password", proc.stderr)
-                self.assertNotIn(re.search(r"://[^:]*:([^@]*)@",
-                                           server).group(1), proc.stderr)
-                self.assertFalse(os.path.exists(
-                    os.path.join(home.path, "results")))
-
-
-class ForeignSchemaTestCase(unittest.TestCase):
-    """A database whose Rally schema a newer Rally made: one line, exit 2."""
-
-    def test_unknown_schema_revision_stops_before_anything_boots(self):
-        import sqlalchemy
-        home = helpers.RallyHome()
-        self.addCleanup(home.close)
-        path = os.path.join(home.path, "newer.sqlite")
-        engine = sqlalchemy.create_engine("sqlite:///" + path)
-        with engine.begin() as conn:
-            conn.execute(sqlalchemy.text(
-                "CREATE TABLE alembic_version (version_num VARCHAR(32) "
-                "NOT NULL PRIMARY KEY)"))
-            conn.execute(sqlalchemy.text(
-                "INSERT INTO alembic_version VALUES ('f00dfacef00d')"))
-        engine.dispose()
-        results = os.path.join(home.path, "results")
-        proc = subprocess.run(
-            [os.path.join(helpers.BIN, "rcbench"), "periodic",
-             "--task", TASK, "--task-args-file", ARGS, "--results", results,
-             "--local-env", "--database", "sqlite:///" + path],
-            capture_output=True, text=True, cwd=helpers.TOP, timeout=300,
-            env=dict(os.environ, HOME=home.path))
-        self.assertEqual(2, proc.returncode, proc.stdout + proc.stderr)
-        lines = proc.stderr.strip().splitlines()
-        self.assertEqual(1, len(lines), proc.stderr)
-        self.assertIn("has schema revision f00dfacef00d, which this Rally "
-                      "does not know", lines[0])
-        self.assertFalse(os.path.exists(results))

@@ -7,6 +7,7 @@ AIO_ETC=/etc/rcbench-aio          # secrets, openrc, Rally env spec
 AIO_RUN=/run/rcbench-aio          # pid files of the daemons started here
 AIO_LOG=/var/log/rcbench-aio      # their output
 AIO_SCHEMAS_STAMP=$AIO_ETC/schemas.synced  # setup.sh: synced by this code
+AIO_READY=$AIO_RUN/ready            # setup.sh: what a ready cloud ran on
 
 # The provider network: a veth pair. Neutron's linuxbridge agent enslaves
 # AIO_PROVIDER_IF to the network's bridge; the host keeps AIO_HOST_IF

@@ -32,6 +32,7 @@ fi
 # workdir_volume knob) took 15 s to create. zun.sh writes it again.
 rm -f /etc/docker/plugins/kuryr.spec
 
+rm -f "$AIO_READY"
 mapfile -t names < <(aio_daemons | awk '{print $1}')
 for (( i=${#names[@]}-1; i>=0; i-- )); do
     aio_stop "${names[$i]}"
