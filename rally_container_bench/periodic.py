@@ -95,9 +95,7 @@ class Rally:
 
     def hide(self, text):
         """text without the secrets Rally was given (a DB password)."""
-        for secret in self.secrets:
-            text = text.replace(secret, "***")
-        return text
+        return periodic_db.hide(text, self.secrets)
 
 
 def validate(options):

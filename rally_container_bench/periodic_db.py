@@ -29,6 +29,7 @@ import os
 import re
 import shutil
 import tempfile
+import urllib.parse
 import uuid as uuidlib
 
 TAG = "rcbench-periodic"
@@ -51,6 +52,20 @@ def engine_url(url):
     to 2.1: named, the URL works under either.
     """
     return re.sub(r"^postgres(ql)?://", "postgresql+psycopg://", url or "")
+
+
+def hide(text, secrets):
+    """text with each secret as ***, apart from letters and digits.
+
+    As Rally and the drivers print one: user:SECRET@host, password=SECRET.
+    Not inside a longer word: a short password ("p") turned psycopg's
+    "OperationalError ... port 1 failed" into "O***erationalError ...
+    ***ort 1 failed".
+    """
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = re.sub(r"(?<![A-Za-z0-9])%s(?![A-Za-z0-9])" % re.escape(secret),
+                      "***", text)
+    return text
 
 
 def password_of(url):
@@ -113,7 +128,9 @@ class Database:
 
     @property
     def secrets(self):
-        return [s for s in (password_of(self.url),) if s]
+        found = password_of(self.url)
+        # as written in the URL, and as a driver may print it (decoded)
+        return sorted({found, urllib.parse.unquote(found)}) if found else []
 
     @property
     def tags(self):
@@ -131,9 +148,7 @@ class Database:
 
     def _say(self, text):
         """text without the password, on one line."""
-        for secret in self.secrets:
-            text = text.replace(secret, "***")
-        return " ".join(mask(text).split())
+        return " ".join(mask(hide(text, self.secrets)).split())
 
     def open(self):
         """Connect, and make or upgrade the schema as Rally does.

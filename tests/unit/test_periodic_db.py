@@ -25,6 +25,19 @@ class PeriodicDatabaseTestCase(unittest.TestCase):
         self.assertIsNone(periodic_db.password_of("sqlite:////tmp/x.db"))
         self.assertEqual("", periodic_db.mask(None))
 
+    def test_a_short_password_is_hidden_only_where_it_stands_apart(self):
+        said = ('(psycopg.OperationalError) connection to server at '
+                '"127.0.0.1", port 1 failed: user=u password=p; u:p@h')
+        self.assertEqual(
+            '(psycopg.OperationalError) connection to server at '
+            '"127.0.0.1", port 1 failed: user=u password=***; u:***@h',
+            periodic_db.hide(said, ["p"]))
+        # as written in the URL and decoded, as a driver may print it
+        self.assertEqual(["s3cr%2Ft", "s3cr/t"],
+                         periodic_db.Database(URL, "j").secrets)
+        self.assertEqual("*** and ***", periodic_db.hide(
+            "s3cr%2Ft and s3cr/t", ["s3cr%2Ft", "s3cr/t"]))
+
     def test_jobs_and_runs_by_name(self):
         self.assertEqual("kvm_vs_docker:kek2015", periodic_db.job_name(
             "tasks/kvm_vs_docker.yaml", "tasks/args/kek2015.yaml"))
