@@ -131,24 +131,33 @@ class SSHExecutor(base.Executor):
             self._ssh.close()
         self._ssh = None
 
-    def try_login(self, timeout=_SSH.connect_timeout):
+    def login(self, timeout=_SSH.connect_timeout):
         """One login attempt running ``true``, each step within timeout.
 
-        (None, False) when it worked, else (why not, whether sshd refused
-        the key).
+        (None, False) when it worked, the connection kept for run(); else
+        (why not, whether sshd refused the key), closed.
         """
         try:
             client = self._connected(attempts=1, connect_timeout=timeout)
             code, _, err = client.execute("true", timeout=timeout)
-            return (None if code == 0
-                    else "true exited %d: %s" % (code, err)), False
+            why_not = None if code == 0 else "true exited %d: %s" % (code,
+                                                                     err)
+            refused = False
         except KeyRefused as e:
-            return str(e), True
+            why_not, refused = str(e), True
         except (base.DriverError, rally_exceptions.SSHError,
                 rally_exceptions.SSHTimeout, OSError) as e:
             # SSHTimeout is no SSHError: a guest too slow to run ``true``
             # within the attempt (TCG under load) is only not ready yet.
-            return "%s: %s" % (type(e).__name__, e), False
+            why_not, refused = "%s: %s" % (type(e).__name__, e), False
+        if why_not:
+            self.close()
+        return why_not, refused
+
+    def try_login(self, timeout=_SSH.connect_timeout):
+        """login(), then closed either way."""
+        try:
+            return self.login(timeout)
         finally:
             self.close()
 

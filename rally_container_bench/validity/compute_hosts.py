@@ -140,7 +140,8 @@ def check(found, guest_version, timeout=60):
     """
     target = executor(found)
     where = "compute host %s (%s)" % (found.host, found.describe())
-    why_not, _ = target.try_login(LOGIN_TIMEOUT_S)
+    # the login run() then uses: one SSH connection per host
+    why_not, _ = target.login(LOGIN_TIMEOUT_S)
     if why_not:
         raise ComputeHostError("%s: no login within %d s: %s"
                                % (where, LOGIN_TIMEOUT_S, why_not))
