@@ -29,10 +29,13 @@ import os
 import re
 import shutil
 import tempfile
+import time
 import urllib.parse
 import uuid as uuidlib
 
 TAG = "rcbench-periodic"
+# How long a job waits for the schema another job's first run is making.
+SCHEMA_WAIT_S = 30
 _PASSWORD = re.compile(r"(://[^:/@]*:)([^@]*)@")
 
 
@@ -164,12 +167,10 @@ class Database:
             api.API(config_file=self.conf, skip_db_check=True)
             found = schema.schema_revision(detailed=True)
         except Exception as e:
-            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise DatabaseError("the Rally database %s is not usable: %s"
-                                % (where, self._say(first)))
+                                % (where, self._first_line(e)))
         if found["revision"] is None:
-            schema.schema_create()  # rally db ensure
-            return "created the Rally schema in %s" % where
+            return self._create_schema(schema, where)
         if found["revision"] == found["current_head"]:
             return "using the Rally database %s" % where
         if not _known_revision(found["revision"]):
@@ -182,6 +183,35 @@ class Database:
         schema.schema_upgrade()  # rally db upgrade
         return "upgraded the Rally schema in %s from %s to %s" % (
             where, found["revision"], found["current_head"])
+
+    def _first_line(self, error):
+        return self._say((str(error).strip().splitlines()
+                          or [type(error).__name__])[0])
+
+    def _create_schema(self, schema, where):
+        """rally db ensure, also when another job's first run does it too.
+
+        Zuul starts a pipeline's jobs at once: on a new database both
+        make the schema, and the later one's CREATE fails on a table the
+        other just made. It then waits for the other's schema to be whole
+        (stamped with Rally's head revision) and uses it.
+        """
+        error = None
+        for _ in range(SCHEMA_WAIT_S):
+            found = schema.schema_revision(detailed=True)
+            if found["revision"] == found["current_head"]:
+                return ("using the Rally database %s (its schema made by "
+                        "another run at the same time)" % where)
+            if found["revision"] is None and error is None:
+                try:
+                    schema.schema_create()
+                    return "created the Rally schema in %s" % where
+                except Exception as e:
+                    error = e
+            time.sleep(1)
+        raise DatabaseError("the Rally database %s got no whole schema "
+                            "within %d s: %s" % (where, SCHEMA_WAIT_S,
+                                                 self._first_line(error)))
 
     # -- the job's tasks ---------------------------------------------------
 
@@ -226,7 +256,7 @@ class Database:
 
     def document(self, rally, uuids, path):
         """Rally's JSON report of the tasks uuids, written to path."""
-        rally("task", "report", *uuids, "--json", "--out", path)
+        rally.export(uuids, "json", path)
         with open(path) as f:
             return json.load(f)
 

@@ -34,8 +34,7 @@ def run_decided(rally, options, run_dir, log, tags):
     uuids = summary["tasks"]
     os.replace(os.path.join(run_dir, "rally.html"),
                os.path.join(run_dir, "report.html"))
-    rally("task", "export", *uuids, "--type", "junit-xml", "--to",
-          os.path.join(run_dir, "junit.xml"))
+    rally.export(uuids, "junit-xml", os.path.join(run_dir, "junit.xml"))
     log("decided %d of %d cells in %d round(s)" % (
         summary["decided"], summary["cells"], len(summary["rounds"])))
     status = "aborted" if summary["interrupted"] else "finished"

@@ -105,8 +105,8 @@ def trend_run(rally, options, run_dir, log, store=None):
             else:
                 documents.append((label, _load(source)))
                 sources.append(source)
-        rally("task", "trends", *sources, "--html-static", "--out",
-              os.path.join(run_dir, "trends.html"))
+        rally.export(sources, "trends-html-static",
+                     os.path.join(run_dir, "trends.html"))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     with open(os.path.join(run_dir, "trends.md"), "w") as f:
