@@ -53,6 +53,7 @@ def read_task_args(path, text):
 
 def _run(args):
     from rally_container_bench import decide
+    from rally_container_bench import rally_reads
     from rally_container_bench.report import render
 
     task_args = read_task_args(args.task_args_file, args.task_args)
@@ -72,7 +73,7 @@ def _run(args):
             _rally(args.rally_config), args.task, task_args, args.env,
             args.out, settings["budget_s"], settings["max_rounds"],
             settings["pairs_per_round"], margins)
-    except decide.DecideError as e:
+    except (decide.DecideError, rally_reads.RallyReadError) as e:
         print("\nrcbench decide: error: %s" % e, file=sys.stderr)
         return 2
     print()

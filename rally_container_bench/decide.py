@@ -18,8 +18,6 @@ progress is one updating line on a terminal, plain lines in a file.
 """
 
 import collections
-from concurrent import futures
-import functools
 import json
 import math
 import os
@@ -31,6 +29,7 @@ import time
 from rally_container_bench import decide_budget as budget
 from rally_container_bench.engines import catalog
 from rally_container_bench.engines import registry
+from rally_container_bench import rally_reads
 from rally_container_bench import rally_runs
 from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence
@@ -187,6 +186,7 @@ class SequentialRun:
     def __init__(self, rally, task, args, env, out, budget, max_rounds,
                  pairs, margins, stream, tags=("rcbench-decide",)):
         self.rally, self.task, self.args, self.env = rally, task, args, env
+        self.reads = rally_reads.RallyReads.of_argv(rally)
         self.tags = list(tags)
         self.out, self.budget, self.looks = out, budget, max_rounds
         self.pairs = pairs
@@ -219,17 +219,11 @@ class SequentialRun:
             left, uuids, rounds, document = self._rounds(interrupt)
         if not uuids:
             raise DecideError("no round ran")
-        # rally.json is the last round's (every round's task); Rally's
-        # HTML report and its SLA checks, each a rally process of a few
-        # seconds, run beside each other and the comparison
-        with futures.ThreadPoolExecutor(max_workers=4) as pool:
-            html = pool.submit(rally_runs.rally_report, self.rally, uuids,
-                               os.path.join(self.out, "rally.html"),
-                               "--html-static")
-            passed = list(pool.map(functools.partial(
-                rally_runs.sla_passed, self.rally), uuids))
-            report = comparison.build([document], margins=self.margins)
-            html.result()
+        # rally.json is the last round's (every round's task)
+        self.reads.export(uuids, "html-static",
+                          os.path.join(self.out, "rally.html"))
+        passed = [self.reads.sla_passed(uuid) for uuid in uuids]
+        report = comparison.build([document], margins=self.margins)
         summary = {
             "rounds": rounds, "budget_s": self.budget,
             "max_rounds": self.looks, "pairs_per_round": self.pairs,
@@ -268,8 +262,8 @@ class SequentialRun:
             if uuid is None:
                 break
             uuids.append(uuid)
-            document = rally_runs.rally_report(
-                self.rally, uuids, os.path.join(self.out, "rally.json"))
+            document = self.reads.report(
+                uuids, os.path.join(self.out, "rally.json"))
             report = comparison.build([document], margins=self.margins)
             seconds = time.monotonic() - started
             if number == 1 and self.auto:
@@ -313,7 +307,7 @@ class SequentialRun:
                                           self.progress, plan, self.tags)
         if interrupt.seen and uuid is None:
             return None
-        status = rally_runs.task_status(self.rally, uuid) if uuid \
+        status = self.reads.status(uuid) if uuid \
             else "not started"
         if status not in ("finished", "aborted"):
             raise DecideError("round %d: task %s is %s (rally exit %d): %s"

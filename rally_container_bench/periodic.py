@@ -29,7 +29,6 @@ not run: validation failed or it crashed, with Rally's reason).
 import dataclasses
 import datetime
 import json
-import logging
 import os
 import re
 import subprocess
@@ -37,6 +36,7 @@ import subprocess
 from rally_container_bench import periodic_db
 from rally_container_bench import periodic_decide
 from rally_container_bench import periodic_history as history
+from rally_container_bench import rally_reads
 from rally_container_bench.report import gate
 
 _UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
@@ -73,22 +73,19 @@ class Options:
 
 
 class Rally:
-    """The rally CLI, as an operator would type it; its reads in-process.
+    """The rally CLI, as an operator would type it.
 
-    What reads the database only (a task's status, its SLA, the exports,
-    the JSON report, the trends) goes through Rally's own API in this
-    process: a rally process for each spent ~2.5 s of CPU starting Python
-    and ~3 s more loading every plugin before an export (~50 s of CPU per
-    run of the job, mostly on the 2-core hosts it is tested on). What
-    changes state (the DB, envs, the task itself) stays the CLI's.
+    Its reads in this process (rally_reads): a task's status and SLA, the
+    exports, the reports.
     """
 
     def __init__(self, executable, config_file=None, secrets=()):
         self.argv = [executable] + (["--config-file", config_file]
                                     if config_file else [])
-        self.config_file = config_file
         self.secrets = [s for s in secrets if s]
-        self._api = None
+        self.reads = rally_reads.RallyReads(config_file, self.hide)
+        self.status = self.reads.status
+        self.sla_passed = self.reads.sla_passed
 
     def __call__(self, *args, check=True, quiet=False):
         proc = subprocess.run(self.argv + list(args), capture_output=True,
@@ -107,63 +104,11 @@ class Rally:
         """text without the secrets Rally was given (a DB password)."""
         return periodic_db.hide(text, self.secrets)
 
-    def api(self):
-        if self._api is None:
-            from rally import api
-            from rally.common.plugin import discover
-            self._api = api.API(config_file=self.config_file,
-                                skip_db_check=True)
-            # as quiet as the CLI: not each report's "Building ..."
-            logging.getLogger("rally").setLevel(logging.WARNING)
-            # the exporters only: not every plugin (rally-openstack's)
-            discover.import_modules_from_package(
-                "rally.plugins.task.exporters")
-            from rally_container_bench.task.exporters import (  # noqa
-                comparison)
-        return self._api
-
-    def export(self, uuids, output_type, destination):
-        """rally task export/report/trends --type output_type --to ...
-
-        uuids: task uuids, or results files (rally.json) as the CLI
-        takes them. output_type: json (``task report --json``),
-        html-static, junit-xml, rcbench-comparison, trends-html-static.
-        """
+    def export(self, sources, output_type, destination):
         try:
-            api = self.api()
-            from rally.cli import task_results_loader
-            tasks = []
-            for source in uuids:
-                if os.path.isfile(source):
-                    tasks += task_results_loader.load(source)
-                else:
-                    tasks.append(source)
-            made = api.task.export(
-                tasks=tasks, output_type=output_type,
-                output_dest=destination)
-        except Exception as e:
-            raise PeriodicError("rally task export --type %s failed: %s"
-                                % (output_type, self.hide(str(e))))
-        for path, text in (made or {}).get("files", {}).items():
-            with open(os.path.expanduser(path), "w") as f:
-                f.write(text)
-
-    def task(self, uuid, detailed=False):
-        return self.api().task.get(task_id=uuid, detailed=detailed)
-
-    def status(self, uuid):
-        """Rally's status of the task: finished, aborted, crashed, ..."""
-        try:
-            return self.task(uuid)["status"]
-        except Exception:
-            return "unknown"
-
-    def sla_passed(self, uuid):
-        """As ``rally task sla-check``: criteria there, and all passed."""
-        results = [sla for subtask in self.task(uuid, True)["subtasks"]
-                   for workload in subtask["workloads"]
-                   for sla in workload["sla_results"].get("sla", [])]
-        return bool(results) and all(sla["success"] for sla in results)
+            self.reads.export(sources, output_type, destination)
+        except rally_reads.RallyReadError as e:
+            raise PeriodicError(str(e))
 
 
 def validate(options):

@@ -14,6 +14,7 @@ def run_decided(rally, options, run_dir, log, tags):
     """
     from rally_container_bench import cli_decide
     from rally_container_bench import decide
+    from rally_container_bench import rally_reads
 
     args = cli_decide.read_task_args(options.task_args_file,
                                      options.task_args)
@@ -29,7 +30,7 @@ def run_decided(rally, options, run_dir, log, tags):
             settings["budget_s"], settings["max_rounds"],
             settings["pairs_per_round"], margins, stream=_LogStream(log),
             tags=tags)
-    except decide.DecideError as e:
+    except (decide.DecideError, rally_reads.RallyReadError) as e:
         return [], "not run: %s" % e, False
     uuids = summary["tasks"]
     os.replace(os.path.join(run_dir, "rally.html"),

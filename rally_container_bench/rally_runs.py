@@ -131,24 +131,6 @@ def _where(plan, index):
     return "%s at %d" % (platform, step)
 
 
-def rally_report(rally, uuids, path, kind="--json"):
-    """Rally's own report of the rounds' tasks (json, or --html-static)."""
-    subprocess.run(rally + ["task", "report"] + uuids + [kind, "--out", path],
-                   check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    if kind == "--json":
-        with open(path) as f:
-            return json.load(f)
-
-
-def task_status(rally, uuid):
-    """Rally's status of a task: finished, aborted, validation_failed..."""
-    proc = subprocess.run(rally + ["task", "status", uuid],
-                          capture_output=True, text=True)
-    found = re.search(r": ([a-z_]+)\s*$", proc.stdout)
-    return found.group(1) if found else "unknown"
-
-
 def errors(log_path, offset):
     """The log's ERROR lines since offset: why a round did not run."""
     with open(log_path, errors="replace") as log:
@@ -156,12 +138,6 @@ def errors(log_path, offset):
         lines = [line.strip() for line in log if " ERROR " in line
                  or "doesn't pass" in line]
     return " | ".join(lines[-3:]) or "see %s" % log_path
-
-
-def sla_passed(rally, uuid):
-    return subprocess.run(rally + ["task", "sla-check", uuid],
-                          stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL).returncode == 0
 
 
 class Interrupt:
