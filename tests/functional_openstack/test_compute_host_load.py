@@ -5,11 +5,11 @@ its sshd) on the first CPU, aio-lxc-2 on the last, and each reads
 /proc/stat as a host of those CPUs alone (lxcfs); the Rally host sees
 both. A CPU hog pinned to the last CPU, outside everything of the task,
 runs through the wave of two libvirt-LXC servers spread over the two
-hosts (from the end of KEK's plain boot-and-delete before them). The runs on aio-lxc-2 are
-disturbed and measured again; the runs on aio-lxc read clearly less
-foreign load. Read on the Rally host, both would read the same: this test
-would fail. Runs alone
-(tox.ini): the hog would disturb the other tests, and they its readings.
+hosts (from the end of KEK's plain boot-and-delete before them). The
+runs on aio-lxc-2 are disturbed and measured again; the runs on aio-lxc
+read clearly less foreign load. Read on the Rally host, both would read
+the same: this test would fail. Runs alone (tox.ini): the hog would
+disturb the other tests, and they its readings.
 
 Why ~4 min (225 s alone, 2026-11-27): one whole cloud task (users, the
 image to Glance, warm caches on both hosts, KEK's plain boot-and-delete,
