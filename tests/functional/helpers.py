@@ -76,6 +76,8 @@ class RallyHome(object):
         options = dict(QUIET_OPTIONS, **(options or {}))
         self._dir = tempfile.TemporaryDirectory(prefix="rcbench-rally-")
         self.path = self._dir.name
+        self._ended = set()  # tasks whose report is final
+        self._errors = ""
         self.conf = os.path.join(self.path, "rally.conf")
         with open(self.conf, "w") as f:
             f.write("[database]\nconnection = sqlite:///%s\n"
@@ -150,9 +152,12 @@ class RallyHome(object):
         return uuid
 
     def results(self, uuid):
-        """Rally's JSON report of one task, as a dict."""
+        """Rally's JSON report of one task, as a dict.
+
+        Read again while the task runs: only an ended task's is kept.
+        """
         out = os.path.join(self.path, uuid + ".json")
-        if not os.path.exists(out):
+        if uuid not in self._ended:
             self._read(uuid)
         if not os.path.exists(out):
             raise AssertionError("no report of task %s (%s)"
@@ -177,7 +182,10 @@ class RallyHome(object):
             raise AssertionError("reading task %s failed: %s"
                                  % (uuid, proc.stderr[-3000:]))
         self._errors = proc.stderr[-3000:]
-        return proc.stdout.strip()
+        status = proc.stdout.strip()
+        if status in ("finished", "aborted", "crashed"):
+            self._ended.add(uuid)
+        return status
 
 
 _READ = """import sys
