@@ -88,6 +88,14 @@ class RallyHome(object):
         self.rally("db", "create")
         self.rally("env", "create", "--name", "local")
 
+    @classmethod
+    def existing(cls, path, conf):
+        """The Rally of a HOME made elsewhere (its DB where conf says)."""
+        home = cls.__new__(cls)
+        home.path, home.conf = path, conf
+        home._ended, home._errors = set(), ""
+        return home
+
     def close(self):
         self._dir.cleanup()
 

@@ -275,7 +275,5 @@ class QuickstartCtrlCTestCase(helpers.DockerRallyTestCase):
     @staticmethod
     def quickstart_home(scratch):
         """The quickstart's Rally (its DB under the scratch HOME)."""
-        home = helpers.RallyHome.__new__(helpers.RallyHome)
-        home.path = scratch
-        home.conf = os.path.join(scratch, ".rally", "rally.conf")
-        return home
+        return helpers.RallyHome.existing(
+            scratch, os.path.join(scratch, ".rally", "rally.conf"))
