@@ -86,6 +86,8 @@ class Rally:
         self.reads = rally_reads.RallyReads(config_file, self.hide)
         self.status = self.reads.status
         self.sla_passed = self.reads.sla_passed
+        self.export = self.reads.export
+        self.report = self.reads.report
 
     def __call__(self, *args, check=True, quiet=False):
         proc = subprocess.run(self.argv + list(args), capture_output=True,
@@ -103,12 +105,6 @@ class Rally:
     def hide(self, text):
         """text without the secrets Rally was given (a DB password)."""
         return periodic_db.hide(text, self.secrets)
-
-    def export(self, sources, output_type, destination):
-        try:
-            self.reads.export(sources, output_type, destination)
-        except rally_reads.RallyReadError as e:
-            raise PeriodicError(str(e))
 
 
 def validate(options):

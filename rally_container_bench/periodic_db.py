@@ -256,9 +256,7 @@ class Database:
 
     def document(self, rally, uuids, path):
         """Rally's JSON report of the tasks uuids, written to path."""
-        rally.export(uuids, "json", path)
-        with open(path) as f:
-            return json.load(f)
+        return rally.report(uuids, path)
 
 
 def _known_revision(revision):

@@ -14,8 +14,11 @@ import logging
 import os
 
 
-class RallyReadError(RuntimeError):
-    """Rally could not read or export; the message says why."""
+class RallyReadError(ValueError):
+    """Rally could not read or export; the message says why.
+
+    A ValueError: rcbench's commands say it as one error line, exit 2.
+    """
 
 
 class RallyReads:
