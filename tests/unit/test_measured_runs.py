@@ -119,3 +119,34 @@ class QuietWaitTestCase(unittest.TestCase):
         self.assertEqual((0, None), self.wait([0.9], quiet_wait=0))
         self.assertIsNone(_Runs()._wait_for_quiet(
             _plan(host=None, quiet_wait=30), tests_lib.resolve("quick-cpu")))
+
+
+class ReleaseTestCase(unittest.TestCase):
+    """Only the test itself follows the wave's release."""
+
+    def test_the_hosts_first_reading_comes_before_the_barrier(self):
+        events = []
+
+        class Host(ScriptedHost):
+            @contextlib.contextmanager
+            def window(self, owned=False):
+                events.append("host read")
+                yield hosts.Window(self)
+                events.append("host read")
+
+        runs = _Runs()
+        runs.context = {"iteration": 1}
+        runs._read_clock = lambda executor: None
+        runs._at_start_barrier = lambda point, label: events.append(
+            "released")
+
+        def run_one(*args, **kwargs):
+            events.append("test")
+
+        runs._run_one = run_one
+        executor = mock.Mock(on_host=True, replays=False)
+        plan = _plan(host=Host([0.0]), executor=executor, sync=mock.Mock())
+        runs._measured_run(plan, (0, 0, 0), tests_lib.resolve("quick-cpu"),
+                           0, measured_runs.INSTANCE)
+        self.assertEqual(["host read", "released", "test", "host read"],
+                         events)
