@@ -278,10 +278,10 @@ class SequentialRun:
                                  decided, self.total))
             if interrupt.seen or decided == self.total:
                 break
-            costs, overhead = budget.cell_costs(document, uuid, left,
-                                                seconds)
+            costs, overhead, forms = budget.cell_costs(document, uuid, left,
+                                                       seconds)
             room = self.budget - self.progress.elapsed()
-            planned = budget.fit_cells(left, costs, overhead, room)
+            planned = budget.fit_cells(left, costs, overhead, room, forms)
             undecided_now = sum(1 for tests in left.values() if tests)
             if not planned:
                 self.progress.say("stopping: another round would not end "

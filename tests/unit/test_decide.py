@@ -227,9 +227,56 @@ class CellCostsTestCase(unittest.TestCase):
                           ["re-measured", "used", "re-measured", "used"]),
             self.workload("lxc", 2, 40.0, ["used", "used"])]}]}]}
         left = {("docker", 2): ["quick-cpu"], ("lxc", 2): ["quick-cpu"]}
-        costs, overhead = decide_budget.cell_costs(document, "r1", left, 150.0)
+        costs, overhead, _ = decide_budget.cell_costs(document, "r1", left,
+                                                      150.0)
         self.assertEqual({("docker", 2): 50.0, ("lxc", 2): 40.0}, costs)
         self.assertEqual(10.0, overhead)
+
+    def test_a_forms_upload_and_warm_up_are_paid_by_its_first_cell(self):
+        # the test cloud's round 1: nova-lxc at 2 came first of its form
+        # (the image's upload and the hosts' warm-up, 33.4 s), at 1 not;
+        # round 2 runs nova-lxc at 1 first, which pays them then
+        def workload(scenario, kind, cell, step, took, once=()):
+            found = self.workload(cell, step, took)
+            found["scenario"] = {scenario: {"tests": ["quick-cpu"],
+                                            "hypervisor_type": kind}}
+            found["contexts_results"] = [
+                {"plugin_name": "%s@openstack" % name,
+                 "setup": {"started_at": 100.0,
+                           "finished_at": 100.0 + seconds}}
+                for name, seconds in once] + [
+                {"plugin_name": "users@openstack",
+                 "setup": {"started_at": 0.0, "finished_at": 5.0}}]
+            return found
+        nova = "NovaInstances.boot_sysbench_delete"
+        document = {"tasks": [{"uuid": "r1", "subtasks": [{"workloads": [
+            workload(nova, "lxc", "nova-lxc", 2, 109.0,
+                     [("rcbench_guest", 7.4), ("rcbench_nova_warmup", 26.0)]),
+            workload(nova, "lxc", "nova-lxc", 1, 120.0),
+            workload(nova, "qemu", "kvm", 1, 230.0,
+                     [("rcbench_guest", 12.2), ("rcbench_nova_warmup", 29.3)]),
+        ]}]}]}
+        left = {("nova-lxc", 1): ["quick-cpu"], ("nova-lxc", 2): ["quick-cpu"]}
+        costs, overhead, forms = decide_budget.cell_costs(
+            document, "r1", left, 480.0)
+        self.assertAlmostEqual(109.0 - 33.4, costs[("nova-lxc", 2)])
+        self.assertEqual(120.0, costs[("nova-lxc", 1)])
+        self.assertEqual((("NovaInstances", "lxc"), 33.4),
+                         (forms[("nova-lxc", 1)][0],
+                          round(forms[("nova-lxc", 1)][1], 1)))
+        # both cells: the form once; the qemu form's not at all
+        self.assertAlmostEqual(75.6 + 120.0 + 21.0 + 33.4,
+                               decide_budget.next_round_s(document, "r1",
+                                                          left, 480.0))
+        # nova-lxc at 1 alone: 120 s + 21 s fit in 190 s with 15 % to
+        # spare, but not with the 33.4 s its form's first workload adds
+        only = {("nova-lxc", 1): ["quick-cpu"]}
+        self.assertEqual({}, decide_budget.fit_cells(
+            only, costs, overhead, 190.0, forms))
+        self.assertEqual(only, decide_budget.fit_cells(
+            only, costs, overhead, 190.0))
+        self.assertEqual(only, decide_budget.fit_cells(
+            only, costs, overhead, 210.0, forms))
 
     def test_a_round_that_does_not_fit_runs_the_cells_that_do(self):
         left = {("a", 1): ["quick-cpu"], ("b", 1): ["quick-cpu"],
