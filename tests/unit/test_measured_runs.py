@@ -124,7 +124,7 @@ class QuietWaitTestCase(unittest.TestCase):
 class ReleaseTestCase(unittest.TestCase):
     """Only the test itself follows the wave's release."""
 
-    def test_the_hosts_first_reading_comes_before_the_barrier(self):
+    def test_the_hosts_first_reading_comes_between_two_barriers(self):
         events = []
 
         class Host(ScriptedHost):
@@ -148,5 +148,5 @@ class ReleaseTestCase(unittest.TestCase):
         plan = _plan(host=Host([0.0]), executor=executor, sync=mock.Mock())
         runs._measured_run(plan, (0, 0, 0), tests_lib.resolve("quick-cpu"),
                            0, measured_runs.INSTANCE)
-        self.assertEqual(["host read", "released", "test", "host read"],
-                         events)
+        self.assertEqual(["released", "host read", "released", "test",
+                          "host read"], events)

@@ -15,12 +15,15 @@ user may read them) are recorded next to it as the engine's times.
 """
 
 import dataclasses
+import logging
 import re
 import time
 
 from rally_container_bench.core import base
 from rally_container_bench.core import ssh
 from rally_container_bench import timestamps
+
+LOG = logging.getLogger(__name__)
 
 # Fault messages from Nova can be long tracebacks.
 _FAULT_CHARS = 600
@@ -65,6 +68,41 @@ def transient_api_error(error):
         return 500 <= int(code) < 600
     except (TypeError, ValueError):
         return False
+
+
+# A create whose connection was never made is sent again, this often at
+# most, this many seconds apart.
+CREATE_ATTEMPTS = 3
+CREATE_RETRY_S = 2.0
+
+
+def never_sent(error):
+    """A request that did not reach the API: safe to send again.
+
+    keystoneauth's ConnectTimeout and ConnectFailure: no connection, so
+    no request (a read timeout may have created the instance).
+    """
+    from keystoneauth1 import exceptions as ks_exceptions
+    return isinstance(error, (ks_exceptions.ConnectTimeout,
+                              ks_exceptions.ConnectFailure))
+
+
+def sent(request, what):
+    """request()'s answer, sent again where it never reached the API.
+
+    8 of 32 libvirt-LXC servers at once on the 2-core test cloud failed
+    on their create's connect timeout (nova-api's workers all busy).
+    """
+    for attempt in range(1, CREATE_ATTEMPTS + 1):
+        try:
+            return request()
+        except Exception as e:
+            if attempt == CREATE_ATTEMPTS or not never_sent(e):
+                raise
+            LOG.warning("%s: the API did not take the connection (%s), "
+                        "sending it again (%d of %d)"
+                        % (what, e, attempt + 1, CREATE_ATTEMPTS))
+            time.sleep(CREATE_RETRY_S)
 
 
 def _seen(what):
@@ -155,11 +193,12 @@ class NovaDriver(ssh.SshDriver):
     def create(self, name):
         r = self.request
         nics = [{"net-id": r.network}] if r.network else "auto"
-        server = self.nova.servers.create(
+        server = sent(lambda: self.nova.servers.create(
             name, r.image, r.flavor, nics=nics, key_name=r.key_name,
             security_groups=list(r.security_groups) or None,
             availability_zone=r.availability_zone,
-            scheduler_hints=r.scheduler_hints or None)
+            scheduler_hints=r.scheduler_hints or None),
+            "creating server %s" % name)
         return base.Instance(name=name, id=server.id, ssh_host=None,
                              ssh_port=r.ssh_port, ssh_user=r.ssh_user,
                              private={"server": server})

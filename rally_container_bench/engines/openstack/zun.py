@@ -157,7 +157,9 @@ class ZunDriver(ssh.SshDriver):
         self.admin_neutron = admin_neutron
 
     def create(self, name):
-        container = self.zun.containers.run(**self.request.body(name))
+        container = nova.sent(
+            lambda: self.zun.containers.run(**self.request.body(name)),
+            "creating container %s" % name)
         return base.Instance(name=name, id=container.uuid, ssh_host=None,
                              ssh_port=self.request.ssh_port,
                              ssh_user=self.request.ssh_user,

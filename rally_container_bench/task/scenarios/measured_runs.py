@@ -39,8 +39,9 @@ QUIET_WINDOW_S = 1.0
 BUSY_MEMORY_S = 300.0
 _stayed_busy = {}  # host name -> time.monotonic() of its last full wait
 NATIVE_TWIN = "native twin"
-# Barrier points of one attempt: the first run, the second, the decision.
-SLOTS = 3
+# Barrier points of one attempt: each of its two runs has two (the wave
+# is there; the wave has read its hosts), then the decision.
+SLOTS = 5
 
 Twin = collections.namedtuple("Twin", "executor executable workdir versions",
                               defaults=(None,))
@@ -212,18 +213,22 @@ class MeasuredRunsMixin:
         clocked = inside and not executor.on_host and not getattr(
             executor, "replays", False)
         outcome = Outcome(role, limit=plan.limit)
-        # The guest's clock and the host's first reading come before the
-        # barrier: nothing but the test itself follows the wave's
-        # release. (A compute host's reading is a round trip over SSH:
-        # after the release it started one instance's memory test up to
-        # 1.3 s after the other's, and pairs at 2 measured that skew.)
+        # The guest's clock is read before the barriers, the host's first
+        # reading between the two: nothing but the test itself follows
+        # the wave's last release. (A compute host's reading is a round
+        # trip over SSH: after a single release it started one
+        # instance's memory test up to 2 s after the other's, and pairs
+        # at 2 measured that skew. Read before a single barrier, an
+        # early instance's window held the wave's slower boots.)
         outcome.started_clock = self._read_clock(executor) if clocked \
             else None
+        label = spec.label if inside else "%s (%s)" % (spec.label, role)
+        if plan.sync is not None:
+            self._at_start_barrier(plan.point(*at, 2 * slot), label)
         with _window(plan.host, owned=not inside) as window:
             if plan.sync is not None:
-                label = spec.label if inside \
-                    else "%s (%s)" % (spec.label, role)
-                self._at_start_barrier(plan.point(*at, slot), label)
+                self._at_start_barrier(plan.point(*at, 2 * slot + 1),
+                                       "%s (hosts read)" % label)
             try:
                 if inside:
                     outcome.run = self._run_one(
