@@ -36,10 +36,10 @@ def cell_costs(document, uuid, left, seconds):
     Returns ({cell: seconds}, the round's overhead, {cell: (form,
     seconds the form's first workload adds)}). Each undecided cell as
     long as its workload took in round uuid, for the share of its tests
-    left, and without the runs measured again
-    beside foreign load (a round is planned for a quiet host: a hog
-    gone by then would otherwise keep it from starting); the overhead:
-    what the round spent outside its workloads. What a workload spent
+    left, and without the runs measured again beside foreign load (a
+    round is planned for a quiet host: a hog gone by then would
+    otherwise keep it from starting); the overhead: what the round spent
+    outside its workloads. What a workload spent
     on its form's once-per-task contexts goes with the form, not the
     cell: the next round pays it again for its first cell of that form
     (on the test cloud 26-32 s of a host's warm-up and 6-12 s of an
@@ -113,5 +113,5 @@ def fit_cells(left, costs, overhead, room, forms=None):
 def next_round_s(document, uuid, left, seconds):
     """Seconds the next round of every undecided cell may take."""
     costs, overhead, forms = cell_costs(document, uuid, left, seconds)
-    once = {form: seconds for form, seconds in forms.values()}
-    return sum(costs.values()) + overhead + sum(once.values())
+    once_per_form = dict(forms.values())
+    return sum(costs.values()) + overhead + sum(once_per_form.values())
