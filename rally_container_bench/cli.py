@@ -163,9 +163,11 @@ def _summary(args):
     problems = ["%s at concurrency %s: %d of %d iterations failed"
                 % (r["platform"], r["concurrency"], r["failed"],
                    r["iterations"]) for r in table if r["failed"]]
-    seen = {(r["platform"], r["concurrency"]) for r in table}
+    seen = {(name, r["concurrency"]) for r in table
+            for name in [r["platform"]] + r["labels"]}
     for platform in args.expect_platforms or ():
-        for step in args.expect_concurrency or sorted({c for _, c in seen}):
+        for step in args.expect_concurrency or sorted(
+                {r["concurrency"] for r in table}):
             if (platform, step) not in seen:
                 problems.append("no results for %s at concurrency %s"
                                 % (platform, step))

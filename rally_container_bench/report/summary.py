@@ -26,7 +26,9 @@ def rows(report):
     The platform is the driver a workload ran on (native for the host),
     as task files and ``--expect-platforms`` name it; a driver that ran
     on several platforms (nova) gives one row per platform label
-    (nova-qemu-tcg, nova-lxc).
+    (nova-qemu-tcg, nova-lxc). ``labels``: the platform labels a row
+    holds, which ``--expect-platforms`` takes too (nova-lxc where only
+    LXC servers ran and the row is "nova").
     """
     collected = results.collect([report])
     labels = collections.defaultdict(set)
@@ -44,15 +46,18 @@ def rows(report):
         values[(driver(sample.platform), sample.concurrency,
                 sample.metric)].append(sample.value)
     iterations, failed = collections.Counter(), collections.Counter()
+    held = collections.defaultdict(set)
     for (label, concurrency), count in collected.iterations.items():
         key = (driver(label), concurrency)
         iterations[key] += count
         failed[key] += collected.failed[(label, concurrency)]
+        held[key].add(label)
     table = []
     for platform, concurrency in sorted(iterations):
         key = (platform, concurrency)
         row = {"platform": platform, "concurrency": concurrency,
-               "iterations": iterations[key], "failed": failed[key]}
+               "iterations": iterations[key], "failed": failed[key],
+               "labels": sorted(held[key])}
         for phase in PHASES:
             row[phase + "_s"] = _median(values[key + (phase,)])
         row["cpu_events_per_s"] = _median(values[key + (CPU_METRIC,)])

@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
 
 from tests.functional import helpers
@@ -60,15 +61,18 @@ class BadPeriodicInputTestCase(unittest.TestCase):
                            (unknown, 'database "no_such_database" does '
                                      "not exist")):
             with self.subTest(words=words):
-                home = helpers.RallyHome()
-                self.addCleanup(home.close)
+                # a clean HOME, nothing more: the job makes no Rally DB
+                # of its own when given one (a RallyHome's `rally db
+                # create` and `env create` cost ~8 s each time, unused)
+                home = self.enterContext(tempfile.TemporaryDirectory(
+                    prefix="rcbench-bad-db-"))
                 proc = subprocess.run(
                     [os.path.join(helpers.BIN, "rcbench"), "periodic",
                      "--task", TASK, "--task-args-file", ARGS,
-                     "--results", os.path.join(home.path, "results"),
+                     "--results", os.path.join(home, "results"),
                      "--local-env", "--database", url],
                     capture_output=True, text=True, cwd=helpers.TOP,
-                    env=dict(os.environ, HOME=home.path))
+                    env=dict(os.environ, HOME=home))
                 self.assertEqual(2, proc.returncode, proc.stdout)
                 self.assertEqual("", proc.stdout)
                 lines = proc.stderr.strip().splitlines()
@@ -79,7 +83,9 @@ class BadPeriodicInputTestCase(unittest.TestCase):
                 self.assertNotIn(re.search(r"://[^:]*:([^@]*)@",
                                            server).group(1), proc.stderr)
                 self.assertFalse(os.path.exists(
-                    os.path.join(home.path, "results")))
+                    os.path.join(home, "results")))
+                # nothing made in the HOME either: no Rally DB, no env
+                self.assertEqual([], os.listdir(home))
 
 
 class ForeignSchemaTestCase(unittest.TestCase):

@@ -1,8 +1,13 @@
 """LocalInstances scenarios through Rally's CLI on a real engine (Docker,
-the quickest to boot); every engine runs in tools/quickstart.sh's job."""
+the quickest to boot); every engine runs in tools/quickstart.sh's job.
+The guest's private key is in none of a sysbench sample's outputs (task
+start, HTML and JSON reports; before 2026-11-27 a task of its own in
+test_local_faults)."""
 
+import json
 import os
 
+from rally_container_bench.engines import registry
 from tests.functional import helpers
 
 SAMPLES = os.path.join("samples", "tasks", "scenarios", "local-instances")
@@ -12,7 +17,8 @@ class RallyLocalDockerTestCase(helpers.DockerRallyTestCase):
 
     def run_sysbench_sample(self, sample, driver, runtime):
         """Run a sample, check its workload; its iterations' environments."""
-        uuid, _ = self.home.start(os.path.join(SAMPLES, sample))
+        uuid, self.stdout = self.home.start(os.path.join(SAMPLES, sample))
+        self.uuid = uuid
         (workload,) = helpers.workloads(self.home.results(uuid))
         self.assertEqual(0, workload["failed_iteration_count"])
         environments = []
@@ -34,9 +40,27 @@ class RallyLocalDockerTestCase(helpers.DockerRallyTestCase):
         self.assertEqual([], self.containers(uuid))
         return environments
 
+    def assert_no_private_key(self, uuid, stdout):
+        """The guest's key is in no output: task start, HTML, JSON."""
+        image = registry.guest_image(self.conf)
+        with open(os.path.join(image.dir, "id_ed25519")) as f:
+            key_lines = [line.strip() for line in f
+                         if line.strip() and "PRIVATE KEY" not in line]
+        html = os.path.join(self.home.path, "report-%s.html" % uuid)
+        self.home.rally("task", "report", uuid, "--out", html)
+        with open(html) as f:
+            outputs = {"task start": stdout, "html": f.read(),
+                       "json": json.dumps(self.home.results(uuid))}
+        for name, text in outputs.items():
+            with self.subTest(output=name):
+                self.assertNotIn("PRIVATE KEY", text)
+                for line in key_lines:
+                    self.assertNotIn(line, text)
+
     def test_boot_sysbench_delete_sample(self):
         self.run_sysbench_sample("boot-sysbench-delete.yaml", "docker",
                                  "runc")
+        self.assert_no_private_key(self.uuid, self.stdout)
 
     def test_boot_sysbench_delete_under_gvisor(self):
         conf = helpers.usable_conf(self, "docker-runsc")

@@ -17,6 +17,12 @@ volume, fileio and fio): the tuned server's root disk now stands where
 the plain server's did, and one task's users, image and warm caches and
 one TCG guest less are spent.
 
+The tuned server's tests are paired with their native twins on its own
+compute host (compute_hosts), and the host's load read there: the QEMU
+servers' path of test_cloud_verdicts' pairing, which leaves the VM out
+(a TCG boot and two hosts' warm-up less beside the other cloud tests).
+The volume's tests have no twin, and the report says why.
+
 Why ~6 min in CI (361 s; 230 s alone): a whole cloud task whose two QEMU
 guests boot under TCG here and run fileio, fio, iperf3 and HTTP load,
 beside other cloud tests on the same two cores
@@ -24,9 +30,11 @@ beside other cloud tests on the same two cores
 """
 
 import json
+import os
 import unittest
 
 from rally_container_bench.report import comparison
+from rally_container_bench.task.scenarios import nova_volume
 from tests.functional import helpers
 from tests.functional_openstack import cloud as aio
 
@@ -40,13 +48,14 @@ DISK_TESTS = ["quick-fileio-rndrd", "fio-quick-randread"]
 # server they took the same path to its fixed IP again, a TCG guest's
 # ~30-40 s of CPU beside the other cloud tests (the path from the host
 # into a QEMU guest, both ways and HTTP: test_network_workloads).
-TASK_ARGS = json.dumps({
+TASK_ARGS = dict({
     "platforms": ["kvm-tuned", "kvm-volume"], "flavor": FLAVOR,
     "boot_and_delete": False, "volume_size": 1,
     "kvm_flavor_extra_specs": {"hw:cpu_policy": "shared"},
     "plan": [["kvm-tuned", 1, DISK_TESTS + [
         "iperf3-quick", "iperf3-quick-reverse", "http-quick-c16"], 1, 1],
         ["kvm-volume", 1, DISK_TESTS, 1, 1]]})
+QEMU_HOSTS = {"aio-qemu", "aio-qemu-2"}
 VOLUME_ACTIONS = ["volume.create", "volume.attach", "volume.detach",
                   "volume.delete"]
 
@@ -60,9 +69,14 @@ class TunedFlavorAndVolumeTestCase(unittest.TestCase):
         if not [f for f in nova.flavors.list(is_public=None)
                 if f.name == FLAVOR]:
             nova.flavors.create(FLAVOR, ram=1024, vcpus=1, disk=5)
-        cls.home = aio.aio_rally_home()
-        cls.uuid, _ = cls.home.start(aio.TASK, "--task-args-file", aio.ARGS,
-                                     "--task-args", TASK_ARGS)
+        # load limit: the machine's cores (as test_cloud_verdicts', for
+        # its reason: the other cloud tests' load is on every host)
+        cls.home = aio.aio_rally_home({"foreign_load_limit": os.cpu_count(),
+                                       "quiet_wait": 0})
+        cls.hosts = aio.compute_hosts()
+        cls.uuid, _ = cls.home.start(
+            aio.TASK, "--task-args-file", aio.ARGS, "--task-args",
+            json.dumps(dict(TASK_ARGS, compute_hosts=cls.hosts)))
         cls.report = cls.home.results(cls.uuid)
         cls.workloads = {list(w["scenario"])[0]: w
                          for w in helpers.workloads(cls.report)}
@@ -106,6 +120,35 @@ class TunedFlavorAndVolumeTestCase(unittest.TestCase):
                           environment["flavor_extra_specs"]))
         self.assert_disk_and_network_measured(iteration)
 
+    def test_each_test_paired_on_its_servers_own_compute_host(self):
+        for scenario in self.workloads:
+            iteration = self.iteration(scenario)
+            tables = helpers.key_value_tables(iteration)
+            env = tables["environment"]
+            self.assertIn(env["compute_host"], QEMU_HOSTS)
+            self.assertIn(env["image_cache"].split(" ")[0],
+                          ("warmed", "cached"), env["image_cache"])
+            # TCG here, never called kvm
+            self.assertEqual(("qemu", "tcg"),
+                             (env["runtime"], env["acceleration"]))
+            times = tables["engine timestamps"]
+            build = "create.compute__do_build_and_run_instance"
+            self.assertLessEqual(float(times[build + ".start"]),
+                                 float(times[build + ".finish"]))
+            if "volume" in scenario:
+                # the volume has no twin on the host, and says so
+                self.assertEqual(nova_volume.UNPAIRED, env["pairing"])
+                self.assertNotIn("twin_host", env)
+                continue
+            self.assertEqual(env["compute_host"], env["twin_host"])
+            self.assertIn("each test paired with a native twin on the "
+                          "instance's", env["pairing"])
+            rows = helpers.table_rows(iteration, "validity")
+            self.assertTrue(rows)
+            for row in rows:
+                # read on the server's host, never on the Rally host
+                self.assertEqual(env["compute_host"], row["host"], row)
+
     def test_tests_ran_on_the_volume(self):
         iteration = self.iteration(
             "NovaInstances.boot_volume_sysbench_delete")
@@ -130,7 +173,8 @@ class TunedFlavorAndVolumeTestCase(unittest.TestCase):
         report = comparison.build([self.report])
         # In the order the (seeded, shuffled) task ran them: either.
         labels = sorted(p["label"] for p in report["platforms"])
-        self.assertEqual(["nova-qemu-tcg+cpu_policy-shared",
+        # native: the tuned server's twins on its compute host
+        self.assertEqual(["native", "nova-qemu-tcg+cpu_policy-shared",
                           "nova-qemu-tcg+volume-ceph"], labels)
 
     def test_bad_volume_input_fails_validation(self):

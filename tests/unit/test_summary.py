@@ -62,3 +62,21 @@ class SummaryTestCase(unittest.TestCase):
         self.assertEqual((0, 1), (ok, missing))
         self.assertIn("no results for zun at concurrency 1", err.getvalue())
         self.assertIn("podman-crun", out.getvalue())
+
+    def test_a_platform_label_is_expected_as_its_driver_is(self):
+        # A driver with one label in the run (Docker's runc here; Nova's
+        # LXC servers without QEMU ones on a cloud) has one row, named
+        # by the driver: the label names it too.
+        rows = {(r["platform"], r["concurrency"]): r
+                for r in summary.rows(load())}
+        self.assertEqual(["docker-runc"], rows[("docker", 1)]["labels"])
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            found = cli.main(["summary", FIXTURE, "--expect-platforms",
+                              "docker-runc", "docker", "--expect-concurrency",
+                              "1", "2"])
+            unknown = cli.main(["summary", FIXTURE, "--expect-platforms",
+                                "docker-crun"])
+        self.assertEqual((0, 1), (found, unknown))
+        self.assertIn("no results for docker-crun at concurrency 1",
+                      err.getvalue())

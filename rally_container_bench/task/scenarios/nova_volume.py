@@ -21,6 +21,9 @@ LOG = logging.getLogger(__name__)
 
 _CONTEXTS = {"cleanup@openstack": ["nova", "cinder"],
              "rcbench_interrupt@default": {}}
+# What the report says of these tests' pairing (compute_hosts or not).
+UNPAIRED = ("unpaired: the tests run on a Cinder volume, which has no "
+            "native counterpart on the compute host")
 
 
 @types.convert(flavor={"type": "nova_flavor"},
@@ -77,6 +80,7 @@ class BootVolumeSysbenchDelete(nova.NovaInstancesScenario):
         with self._instance(driver) as instance:
             environment = self._environment(driver, instance,
                                             hypervisor_type)
+            environment["pairing"] = UNPAIRED
             with contextlib.closing(driver.executor(instance)) as executor:
                 with self._volume(volumes, request, instance,
                                   executor) as facts:
