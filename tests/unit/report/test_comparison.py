@@ -46,9 +46,16 @@ def raw_values(document, driver, concurrency, table, row):
 
 class RecordedRunTestCase(unittest.TestCase):
 
+    @classmethod
+    def setUpClass(cls):
+        # one build for the class (~3 s each, once per test before)
+        cls._document = load(RUN_OF_4)
+        cls._report = comparison.build([cls._document])
+
     def setUp(self):
-        self.document = load(RUN_OF_4)
-        self.report = comparison.build([self.document])
+        # copies: a test that changes them changes no other test's
+        self.document = copy.deepcopy(self._document)
+        self.report = copy.deepcopy(self._report)
 
     def test_every_platform_in_task_order_named_by_what_ran(self):
         labels = [p["label"] for p in self.report["platforms"]]
