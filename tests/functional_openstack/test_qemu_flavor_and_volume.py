@@ -23,9 +23,11 @@ servers' path of test_cloud_verdicts' pairing, which leaves the VM out
 (a TCG boot and two hosts' warm-up less beside the other cloud tests).
 The volume's tests have no twin, and the report says why.
 
-Why ~6 min in CI (361 s; 230 s alone): a whole cloud task whose two QEMU
-guests boot under TCG here and run fileio, fio, iperf3 and HTTP load,
-beside other cloud tests on the same two cores
+Why ~6-8 min in CI (361 s unpaired; 492 s paired, CI 2026-11-27; ~7 min
+beside the decide run alone): a whole cloud task whose two QEMU guests
+boot under TCG here and run fileio, fio, iperf3 and HTTP load (the tuned
+server's sysbench and fio tests each with a twin on its host), beside
+other cloud tests on the same two cores
 (tools/stestr-openstack-workers.yaml).
 """
 
