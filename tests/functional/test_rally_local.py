@@ -15,11 +15,18 @@ SAMPLES = os.path.join("samples", "tasks", "scenarios", "local-instances")
 
 class RallyLocalDockerTestCase(helpers.DockerRallyTestCase):
 
-    def run_sysbench_sample(self, sample, driver, runtime):
-        """Run a sample, check its workload; its iterations' environments."""
-        uuid, self.stdout = self.home.start(os.path.join(SAMPLES, sample))
-        self.uuid = uuid
-        (workload,) = helpers.workloads(self.home.results(uuid))
+    def run_sysbench_sample(self, sample, driver, runtime,
+                            no_key_in_outputs=False):
+        """Run a sample, check its workload; its iterations' environments.
+
+        no_key_in_outputs: also check that the guest's private key is in
+        none of its outputs (task start, HTML and JSON reports).
+        """
+        uuid, stdout = self.home.start(os.path.join(SAMPLES, sample))
+        report = self.home.results(uuid)
+        if no_key_in_outputs:
+            self.assert_no_private_key(uuid, stdout, report)
+        (workload,) = helpers.workloads(report)
         self.assertEqual(0, workload["failed_iteration_count"])
         environments = []
         for iteration in workload["data"]:
@@ -40,7 +47,7 @@ class RallyLocalDockerTestCase(helpers.DockerRallyTestCase):
         self.assertEqual([], self.containers(uuid))
         return environments
 
-    def assert_no_private_key(self, uuid, stdout):
+    def assert_no_private_key(self, uuid, stdout, report):
         """The guest's key is in no output: task start, HTML, JSON."""
         image = registry.guest_image(self.conf)
         with open(os.path.join(image.dir, "id_ed25519")) as f:
@@ -50,7 +57,7 @@ class RallyLocalDockerTestCase(helpers.DockerRallyTestCase):
         self.home.rally("task", "report", uuid, "--out", html)
         with open(html) as f:
             outputs = {"task start": stdout, "html": f.read(),
-                       "json": json.dumps(self.home.results(uuid))}
+                       "json": json.dumps(report)}
         for name, text in outputs.items():
             with self.subTest(output=name):
                 self.assertNotIn("PRIVATE KEY", text)
@@ -59,8 +66,7 @@ class RallyLocalDockerTestCase(helpers.DockerRallyTestCase):
 
     def test_boot_sysbench_delete_sample(self):
         self.run_sysbench_sample("boot-sysbench-delete.yaml", "docker",
-                                 "runc")
-        self.assert_no_private_key(self.uuid, self.stdout)
+                                 "runc", no_key_in_outputs=True)
 
     def test_boot_sysbench_delete_under_gvisor(self):
         conf = helpers.usable_conf(self, "docker-runsc")

@@ -50,13 +50,13 @@ DISK_TESTS = ["quick-fileio-rndrd", "fio-quick-randread"]
 # server they took the same path to its fixed IP again, a TCG guest's
 # ~30-40 s of CPU beside the other cloud tests (the path from the host
 # into a QEMU guest, both ways and HTTP: test_network_workloads).
-TASK_ARGS = dict({
+TASK_ARGS = {
     "platforms": ["kvm-tuned", "kvm-volume"], "flavor": FLAVOR,
     "boot_and_delete": False, "volume_size": 1,
     "kvm_flavor_extra_specs": {"hw:cpu_policy": "shared"},
     "plan": [["kvm-tuned", 1, DISK_TESTS + [
         "iperf3-quick", "iperf3-quick-reverse", "http-quick-c16"], 1, 1],
-        ["kvm-volume", 1, DISK_TESTS, 1, 1]]})
+        ["kvm-volume", 1, DISK_TESTS, 1, 1]]}
 QEMU_HOSTS = {"aio-qemu", "aio-qemu-2"}
 VOLUME_ACTIONS = ["volume.create", "volume.attach", "volume.detach",
                   "volume.delete"]
