@@ -3,23 +3,30 @@
 # unit and functional tests: real sysbench 1.0 and 0.4.12, Rally's CLI and DB,
 # every local engine (the guest image is built and daemons started first).
 #   bash tools/test.sh [tox envs, default pep8,py3,functional]
+# (CI: pep8,py3 beside the guest image build, then functional.)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 envs="${1:-pep8,py3,functional}"
 "$top/tools/install-deps.sh"
 venv="${RCBENCH_VENV:-$top/.venv}"
-# shellcheck source=tools/engines.sh
-. "$top/tools/engines.sh"
-# PostgreSQL for the periodic job's shared-database test (stopped again
-# at the end if this run started it).
-postgres_was_up=$(pg_lsclusters -h 2>/dev/null | awk '$4 == "online"' | head -1)
-"$top/tools/postgres.sh" start >/dev/null
-RCBENCH_TEST_DATABASE=$(cat /var/lib/rcbench-postgres/url)
-export RCBENCH_TEST_DATABASE
-stop_started_postgres() {
-    [ -n "$postgres_was_up" ] || "$top/tools/postgres.sh" stop
-}
+stop_started_engines() { :; }
+stop_started_postgres() { :; }
+# Engines, the guest image and PostgreSQL only for the functional tests:
+# style and unit tests need none (CI runs them beside the image build).
+if [[ ",$envs," == *,functional,* ]]; then
+    # shellcheck source=tools/engines.sh
+    . "$top/tools/engines.sh"
+    # PostgreSQL for the periodic job's shared-database test (stopped
+    # again at the end if this run started it).
+    postgres_was_up=$(pg_lsclusters -h 2>/dev/null | awk '$4 == "online"' | head -1)
+    "$top/tools/postgres.sh" start >/dev/null
+    RCBENCH_TEST_DATABASE=$(cat /var/lib/rcbench-postgres/url)
+    export RCBENCH_TEST_DATABASE
+    stop_started_postgres() {
+        [ -n "$postgres_was_up" ] || "$top/tools/postgres.sh" stop
+    }
+fi
 log=$(mktemp)
 trap 'rm -f "$log"; stop_started_engines; stop_started_postgres' EXIT
 set +e
