@@ -4,7 +4,9 @@ The kata-vs-runc HTTP study's runc vs sandbox, its sandbox half: two containers
 at once through tasks/kvm_vs_docker.yaml with zun_runtime runsc, as
 tasks/args/aio-gvisor.yaml asks (which adds runc and native beside it, and 8 at
 once). Docker on the cloud's host knows runsc because `rcbench engines start
-docker` registered it. Skips without the cloud.
+docker` registered it. The mission's plain command (rally task start, no
+rcbench decide) without compute_hosts: its report says per cell that the
+tests ran unpaired, and why. Skips without the cloud.
 """
 
 import json
@@ -50,3 +52,12 @@ class ZunGvisorTestCase(unittest.TestCase):
         report = comparison.build([self.report])
         self.assertEqual(["zun-runsc"],
                          [p["label"] for p in report["platforms"]])
+
+    def test_report_says_per_cell_the_tests_ran_unpaired(self):
+        report = comparison.build([self.report])
+        (cell,) = report["placement"]
+        self.assertEqual(("zun-runsc", 2), (cell["platform"],
+                                            cell["concurrency"]))
+        (pairing,) = cell["pairing"]
+        self.assertIn("unpaired: no compute_hosts given", pairing)
+        self.assertEqual(2, sum(cell["hosts"].values()))
