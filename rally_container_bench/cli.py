@@ -185,10 +185,11 @@ def _cleanup(args):
             if not args.env:
                 raise
             # A task of a Rally DB that is gone (another machine's, a
-            # test's): its shared images carry its uuid; its containers'
-            # names only its workloads', which nothing here knows.
-            print("rcbench cleanup: %s: only its shared guest images are "
-                  "looked for" % e, file=sys.stderr)
+            # test's): its shared images and flavors carry its uuid; its
+            # containers' names only its workloads', which nothing here
+            # knows.
+            print("rcbench cleanup: %s: only its shared guest images and "
+                  "flavors are looked for" % e, file=sys.stderr)
             owners = []
     matches = rally_tasks.name_matcher(owners)
     if args.env:
@@ -222,30 +223,24 @@ def _cleanup_cloud(args, matches):
         print("rcbench cleanup: environment %s has no admin: only its "
               "first user's containers are looked at" % args.env,
               file=sys.stderr)
-    failed = 0
     timeout = opts.register().delete_timeout
-    for container in cloud.leftovers(matches):
-        what = "Zun container %s (%s, %s)" % (
-            container.name, container.uuid, container.status)
-        if args.dry_run:
-            print("would delete " + what)
-            continue
-        try:
-            cloud.delete(container, timeout)
-            print("deleted " + what)
-        except Exception as e:
-            failed += 1
-            print("rcbench cleanup: could not delete %s: %s" % (what, e),
-                  file=sys.stderr)
+    found = [("Zun container %s (%s, %s)" % (c.name, c.uuid, c.status),
+              lambda c=c: cloud.delete(c, timeout))
+             for c in cloud.leftovers(matches)]
     tasks = [args.task] if args.task else None
-    for image, why in cloud.shared_images(tasks):
-        what = "shared guest image %s (%s, %s)" % (image["name"],
-                                                   image["id"], why)
+    found += [("shared guest image %s (%s, %s)" % (image["name"],
+                                                   image["id"], why),
+               lambda image=image: cloud.delete_image(image))
+              for image, why in cloud.shared_images(tasks)]
+    found += [("flavor %s (%s, %s)" % (flavor.name, flavor.id, why),
+               flavor.delete) for flavor, why in cloud.flavors(tasks)]
+    failed = 0
+    for what, delete in found:
         if args.dry_run:
             print("would delete " + what)
             continue
         try:
-            cloud.delete_image(image)
+            delete()
             print("deleted " + what)
         except Exception as e:
             failed += 1
@@ -303,8 +298,9 @@ def build_parser():
 
     p = sub.add_parser("cleanup", help="delete the instances Rally named "
                        "on every local engine (e.g. after Rally was "
-                       "killed), or with --env a cloud's Zun containers "
-                       "and the shared guest images of tasks that ended")
+                       "killed), or with --env a cloud's Zun containers, "
+                       "and the shared guest images and flavors of tasks "
+                       "that ended")
     p.add_argument("--task", metavar="UUID",
                    help="only this task's instances (default: any task's); "
                         "its workloads are read from Rally's DB")

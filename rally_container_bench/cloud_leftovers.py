@@ -8,8 +8,10 @@ every project and force-deleted (Zun's default policy); with a user
 only, the user's own, deleted with stop.
 
 The tasks' shared guest images (task/contexts/guest_share.py), which the
-task's last workload deletes: a Rally killed before it leaves them. With
-the admin, those of tasks that no longer run are listed and deleted.
+task's last workload deletes, and the flavors each workload makes
+(marked by task/contexts/flavor_owner.py), which its end deletes: a
+Rally killed before that leaves them. With the admin, those of tasks
+that no longer run are listed and deleted.
 """
 
 from rally_container_bench.core import base
@@ -105,6 +107,21 @@ class Cloud:
 
     def delete_image(self, image):
         self.clients.glance("2").images.delete(image["id"])
+
+    def flavors(self, task_ids=None):
+        """The tasks' own flavors left: [(flavor, why)], as shared_images."""
+        from rally_container_bench.task.contexts import flavor_owner
+
+        if not self.as_admin:
+            return []
+        nova = self.clients.nova()
+        if task_ids is not None:
+            wanted = set(task_ids)
+            return [(flavor, "of task %s" % task)
+                    for flavor, task in flavor_owner.leftovers(
+                        nova, lambda task: task not in wanted)]
+        return [(flavor, "of task %s, which no longer runs" % task)
+                for flavor, task in flavor_owner.leftovers(nova, _still_runs)]
 
 
 def _still_runs(task_id):

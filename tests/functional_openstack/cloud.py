@@ -79,6 +79,22 @@ def aio_rally_home(options=None):
     return home
 
 
+def cleanup_env(home, task, timeout=120):
+    """rcbench cleanup --env aio --task TASK with home's Rally; its output.
+
+    Fails the caller unless it exits 0.
+    """
+    out = subprocess.run(
+        [os.path.join(helpers.BIN, "rcbench"), "cleanup", "--env", "aio",
+         "--task", task, "--rally-config", home.conf],
+        capture_output=True, text=True, timeout=timeout,
+        env=dict(os.environ, HOME=home.path))
+    if out.returncode != 0:
+        raise AssertionError("rcbench cleanup exited %d:\n%s%s"
+                             % (out.returncode, out.stdout, out.stderr))
+    return out
+
+
 def admin_zun():
     """Zun's client as the cloud's admin, at the newest microversion."""
     from zunclient import client as zun_client

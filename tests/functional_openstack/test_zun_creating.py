@@ -12,7 +12,6 @@ Rally DB is gone (a killed run's). Skips without the cloud.
 """
 
 import os
-import subprocess
 import unittest
 import uuid
 
@@ -94,12 +93,7 @@ class ZunCreatingTestCase(unittest.TestCase):
             name=name, image="busybox-not-pulled", image_driver="docker",
             image_pull_policy="never", command=["true"])
         self.addCleanup(self._force_delete, zun, container.uuid)
-        out = subprocess.run(
-            [os.path.join(helpers.BIN, "rcbench"), "cleanup", "--env", "aio",
-             "--task", self.uuid, "--rally-config", self.home.conf],
-            capture_output=True, text=True, timeout=2 * DELETE_TIMEOUT,
-            env=dict(os.environ, HOME=self.home.path))
-        self.assertEqual(0, out.returncode, out.stdout + out.stderr)
+        out = aio.cleanup_env(self.home, self.uuid, 2 * DELETE_TIMEOUT)
         self.assertIn("deleted Zun container %s (%s"
                       % (name, container.uuid), out.stdout)
         self.assertEqual([], [c for c in zun.containers.list(
@@ -118,13 +112,9 @@ class ZunCreatingTestCase(unittest.TestCase):
                                     guest_share.FORM_PROPERTY: "docker",
                                     guest_share.ROLE_PROPERTY: "disk"})
         self.addCleanup(self._delete_image, glance, image["id"])
-        out = subprocess.run(
-            [os.path.join(helpers.BIN, "rcbench"), "cleanup", "--env", "aio",
-             "--task", lost, "--rally-config", self.home.conf],
-            capture_output=True, text=True, timeout=120,
-            env=dict(os.environ, HOME=self.home.path))
-        self.assertEqual(0, out.returncode, out.stdout + out.stderr)
-        self.assertIn("no task %s: only its shared guest images" % lost,
+        out = aio.cleanup_env(self.home, lost)
+        self.assertIn("no task %s: only its shared guest images and "
+                      "flavors" % lost,
                       out.stderr)
         self.assertIn("deleted shared guest image %s (%s"
                       % (image["name"], image["id"]), out.stdout)

@@ -263,6 +263,14 @@ class FlavorTuningTestCase(unittest.TestCase):
             "NovaInstances.boot_sysbench_delete", {})
         self.assertEqual("nova-lxc", platform.label)
 
+    def test_the_flavors_owner_is_no_tuning(self):
+        owner = {"rcbench:task": "d24be210-93b9-4e49-a980-6a72c807754e"}
+        self.assertEqual({"tuning": "none"}, nova.flavor_tuning(owner))
+        facts = nova.flavor_tuning(dict(owner, **{"hw:cpu_policy":
+                                                  "shared"}))
+        self.assertEqual(("cpu_policy-shared", "hw:cpu_policy=shared"),
+                         (facts["tuning"], facts["flavor_extra_specs"]))
+
 
 class SentAgainTestCase(unittest.TestCase):
     """A create that never reached the API is sent again, others not.

@@ -193,6 +193,11 @@ class TaskFilesTestCase(unittest.TestCase):
         # One suffix per task (both flavors), another in the next task:
         # two tasks at once on one cloud do not collide (Nova: HTTP 409).
         self.assertEqual(flavor["name"][-6:], tuned_flavor["name"][-6:])
+        # Each flavor the task makes is marked with the task's uuid, so
+        # rcbench cleanup --env finds it after a killed Rally.
+        for workload, made in ((plain, flavor), (tuned, tuned_flavor)):
+            self.assertEqual({"names": [made["name"]]},
+                             workload["contexts"]["rcbench_flavor_owner"])
         names = {self.render(path, platforms=["kvm"], concurrency=[1])[
             "subtasks"][0]["workloads"][0]["contexts"]["flavors"][0]["name"]
             for _ in range(3)}
@@ -202,6 +207,7 @@ class TaskFilesTestCase(unittest.TestCase):
                              kvm_tuned_flavor="m1.pinned")
         tuned = config["subtasks"][0]["workloads"][0]
         self.assertNotIn("flavors", tuned["contexts"])
+        self.assertNotIn("rcbench_flavor_owner", tuned["contexts"])
         self.assertEqual({"name": "m1.pinned"}, tuned["scenario"][
             "NovaInstances.boot_and_delete"]["flavor"])
 

@@ -371,14 +371,21 @@ def fault_hint(message):
     return ""
 
 
+# rcbench's own extra specs (the task that made the flavor): bookkeeping,
+# no tuning; Nova's scheduler filters ignore a namespace they do not know.
+OWN_SPECS = "rcbench:"
+
+
 def flavor_tuning(extra_specs):
     """Facts of a flavor's extra specs: the report's tuning label.
 
     {"hw:cpu_policy": "dedicated", "hw:mem_page_size": "large"} ->
     tuning "cpu_policy-dedicated+mem_page_size-large" (the "hw:" namespace
-    left out, others kept), so servers of a tuned flavor stand apart from
-    the untuned ones in the comparison report.
+    left out, others kept but rcbench's own), so servers of a tuned flavor
+    stand apart from the untuned ones in the comparison report.
     """
+    extra_specs = {key: value for key, value in (extra_specs or {}).items()
+                   if not key.startswith(OWN_SPECS)}
     if not extra_specs:
         return {"tuning": "none"}
     parts = []
