@@ -93,17 +93,11 @@ class Cloud:
         """
         from rally_container_bench.task.contexts import guest_share
 
-        if not self.as_admin:
-            return []
-        glance = self.clients.glance("2")
-        if task_ids is not None:
-            wanted = set(task_ids)
-            return [(image, "of task %s" % image[guest_share.TASK_PROPERTY])
+        def find(running):
+            return [(image, image[guest_share.TASK_PROPERTY])
                     for image in guest_share.leftovers(
-                        glance, lambda task: task not in wanted)]
-        return [(image, "of task %s, which no longer runs"
-                 % image[guest_share.TASK_PROPERTY])
-                for image in guest_share.leftovers(glance, _still_runs)]
+                        self.clients.glance("2"), running)]
+        return self._of_tasks(find, task_ids)
 
     def delete_image(self, image):
         self.clients.glance("2").images.delete(image["id"])
@@ -112,16 +106,24 @@ class Cloud:
         """The tasks' own flavors left: [(flavor, why)], as shared_images."""
         from rally_container_bench.task.contexts import flavor_owner
 
+        return self._of_tasks(
+            lambda running: flavor_owner.leftovers(self.clients.nova(),
+                                                   running), task_ids)
+
+    def _of_tasks(self, find, task_ids):
+        """[(thing, why)] of find(running) -> [(thing, its task)].
+
+        Admin only (find is not called otherwise): a user sees no other
+        project's images and cannot delete flavors.
+        """
         if not self.as_admin:
             return []
-        nova = self.clients.nova()
         if task_ids is not None:
             wanted = set(task_ids)
-            return [(flavor, "of task %s" % task)
-                    for flavor, task in flavor_owner.leftovers(
-                        nova, lambda task: task not in wanted)]
-        return [(flavor, "of task %s, which no longer runs" % task)
-                for flavor, task in flavor_owner.leftovers(nova, _still_runs)]
+            return [(thing, "of task %s" % task)
+                    for thing, task in find(lambda t: t not in wanted)]
+        return [(thing, "of task %s, which no longer runs" % task)
+                for thing, task in find(_still_runs)]
 
 
 def _still_runs(task_id):
