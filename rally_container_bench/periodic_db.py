@@ -24,6 +24,8 @@ with one line that says which.
 """
 
 import configparser
+import contextlib
+import fcntl
 import json
 import os
 import re
@@ -35,7 +37,9 @@ import uuid as uuidlib
 
 TAG = "rcbench-periodic"
 # How long a job waits for the schema another job's first run is making.
-SCHEMA_WAIT_S = 30
+SCHEMA_WAIT_S = 60
+# pg_advisory_lock's key (any bigint; rcbench's alone on the database).
+_SCHEMA_LOCK_KEY = 0x7263626E6368
 _PASSWORD = re.compile(r"(://[^:/@]*:)([^@]*)@")
 
 
@@ -191,27 +195,27 @@ class Database:
     def _create_schema(self, schema, where):
         """rally db ensure, also when another job's first run does it too.
 
-        Zuul starts a pipeline's jobs at once: on a new database both
-        make the schema, and the later one's CREATE fails on a table the
-        other just made. It then waits for the other's schema to be whole
-        (stamped with Rally's head revision) and uses it.
+        Zuul starts a pipeline's jobs at once: on a new database each
+        would make the schema (Rally's create_all skips the tables it
+        finds, so two could both "create" it, or one fail on a table the
+        other just made). One makes it under a lock held in the database
+        itself; the others, once they get the lock, find it made.
         """
-        error = None
-        for _ in range(SCHEMA_WAIT_S):
-            found = schema.schema_revision(detailed=True)
-            if found["revision"] == found["current_head"]:
-                return ("using the Rally database %s (its schema made by "
-                        "another run at the same time)" % where)
-            if found["revision"] is None and error is None:
-                try:
-                    schema.schema_create()
-                    return "created the Rally schema in %s" % where
-                except Exception as e:
-                    error = e
-            time.sleep(1)
-        raise DatabaseError("the Rally database %s got no whole schema "
-                            "within %d s: %s" % (where, SCHEMA_WAIT_S,
-                                                 self._first_line(error)))
+        from rally.common.db import api as db_api
+
+        try:
+            with _schema_lock(db_api.get_engine()):
+                found = schema.schema_revision(detailed=True)
+                if found["revision"] is not None:
+                    return ("using the Rally database %s (its schema made "
+                            "by another run at the same time)" % where)
+                schema.schema_create()
+                return "created the Rally schema in %s" % where
+        except DatabaseError:
+            raise
+        except Exception as e:
+            raise DatabaseError("the Rally database %s got no schema: %s"
+                                % (where, self._first_line(e)))
 
     # -- the job's tasks ---------------------------------------------------
 
@@ -332,3 +336,58 @@ def _import_file(rally, store, path, env, stamp):
             rally(*args)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _schema_lock(engine):
+    """One process at a time makes the schema of the database at engine.
+
+    PostgreSQL's advisory lock, MySQL's GET_LOCK, a lock on the SQLite
+    file: each is released when its holder's connection or process ends,
+    so a job killed while making the schema blocks nobody.
+    """
+    dialect = engine.dialect.name
+    if dialect == "sqlite":
+        path = engine.url.database
+        if not path or path == ":memory:":
+            yield
+            return
+        with open(path, "ab") as held:
+            _wait_for(lambda: _try_flock(held), engine)
+            yield
+        return
+    import sqlalchemy
+    take = {"postgresql": "SELECT pg_try_advisory_lock(%d)"
+            % _SCHEMA_LOCK_KEY,
+            "mysql": "SELECT GET_LOCK('rcbench-schema', 0)"}.get(dialect)
+    give = {"postgresql": "SELECT pg_advisory_unlock(%d)" % _SCHEMA_LOCK_KEY,
+            "mysql": "SELECT RELEASE_LOCK('rcbench-schema')"}.get(dialect)
+    if take is None:
+        yield
+        return
+    with engine.connect() as conn:
+        _wait_for(lambda: bool(conn.execute(sqlalchemy.text(take)).scalar()),
+                  engine)
+        try:
+            yield
+        finally:
+            conn.execute(sqlalchemy.text(give))
+
+
+def _try_flock(held):
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+def _wait_for(took, engine):
+    deadline = time.monotonic() + SCHEMA_WAIT_S
+    while not took():
+        if time.monotonic() > deadline:
+            raise DatabaseError(
+                "the Rally database %s: another run has been making its "
+                "schema for over %s s" % (mask(str(engine.url)),
+                                          SCHEMA_WAIT_S))
+        time.sleep(0.2)

@@ -15,8 +15,12 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
+import sqlalchemy
+
+from rally_container_bench import periodic_db
 from tests.functional import helpers
 from tests.functional import test_periodic
 
@@ -92,7 +96,6 @@ class ForeignSchemaTestCase(unittest.TestCase):
     """A database whose Rally schema a newer Rally made: one line, exit 2."""
 
     def test_unknown_schema_revision_stops_before_anything_boots(self):
-        import sqlalchemy
         home = helpers.RallyHome()
         self.addCleanup(home.close)
         path = os.path.join(home.path, "newer.sqlite")
@@ -125,7 +128,10 @@ class FirstRunsAtOnceTestCase(unittest.TestCase):
     Zuul starts a pipeline's periodic jobs together: each first run makes
     Rally's schema, and the later ones' CREATE met the tables the first
     had just made (psycopg's UniqueViolation, a traceback, exit 1: 6 of
-    12 such opens failed before the fix).
+    12 such opens failed before the first fix). Then, with a wait and
+    no lock, two could still both "create" it (Rally's create_all skips
+    the tables it finds): one CI run in many. Now one makes it under a
+    lock in the database.
     """
 
     def test_four_opens_at_once_all_use_one_schema(self):
@@ -135,14 +141,30 @@ class FirstRunsAtOnceTestCase(unittest.TestCase):
         database, drop = test_periodic.fresh_database(None)
         self.addCleanup(drop)
         code = ("import sys\n"
+                "from rally import api\n"
+                "from rally.common.db import schema\n"
                 "from rally_container_bench import periodic_db\n"
                 "store = periodic_db.Database(sys.argv[1], 'job')\n"
+                "print('opening', flush=True)\n"
                 "print(store.open())\n"
                 "store.close()\n")
-        procs = [subprocess.Popen([sys.executable, "-c", code, database],
-                                  stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True)
-                 for _ in range(4)]
+        engine = sqlalchemy.create_engine(periodic_db.engine_url(database))
+        self.addCleanup(engine.dispose)
+        # The test holds the schema lock until all four are opening: all
+        # are then in the race's window at once (in CI, 1 run in many had
+        # two of them "create" the schema before there was a lock). None
+        # may make the schema while another holds the lock.
+        with periodic_db._schema_lock(engine):
+            procs = [subprocess.Popen([sys.executable, "-c", code, database],
+                                      stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True)
+                     for _ in range(4)]
+            said = [proc.stdout.readline() for proc in procs]
+            self.assertEqual(["opening\n"] * 4, said)
+            time.sleep(3)
+            self.assertNotIn("alembic_version",
+                             sqlalchemy.inspect(engine).get_table_names(),
+                             "a schema was made under another's lock")
         outputs = [proc.communicate(timeout=120)[0] for proc in procs]
         self.assertEqual([0] * 4, [proc.returncode for proc in procs],
                          outputs)

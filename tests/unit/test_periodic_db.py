@@ -111,3 +111,19 @@ class PeriodicDatabaseTestCase(unittest.TestCase):
         self.assertEqual(1, len(text.splitlines()))
         self.assertNotIn("hunter2", text)
         self.assertIn("postgresql://rally:***@127.0.0.1:1/rally", text)
+
+    def test_a_second_schema_maker_of_a_sqlite_file_waits_then_says_why(self):
+        import sqlalchemy
+        from unittest import mock
+
+        path = os.path.join(tempfile.mkdtemp(), "rally.db")
+        open(path, "w").close()
+        engine = sqlalchemy.create_engine("sqlite:///" + path)
+        with periodic_db._schema_lock(engine):
+            with mock.patch.object(periodic_db, "SCHEMA_WAIT_S", 0.5):
+                with self.assertRaisesRegex(periodic_db.DatabaseError,
+                                            "another run has been making"):
+                    with periodic_db._schema_lock(engine):
+                        pass
+        with periodic_db._schema_lock(engine):  # released with its holder
+            pass
