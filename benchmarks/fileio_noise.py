@@ -1,0 +1,135 @@
+"""fileio's own noise on this host: which shape of the test pairs best.
+
+    python -m benchmarks.fileio_noise [--pairs 8] [--rounds 2]
+        [--workdir DIR] [--shapes quick kept 5s pinned 256m]
+
+The quickstart leaves fileio out because an instance and its twin moved by
+13 % (pair SD) through it. This measures plain native runs only, so what
+it finds is the test's own noise, not the harness's: consecutive runs of
+one shape make a pair, and a shape's pair SD is the SD of the pairs'
+differences in % (as an instance and its twin's). Shapes run in blocks of
+two pairs, in turn, `rounds` times over, so a slow minute of the host
+falls on every shape. Each shape's SD is printed with its ratio to the
+quickstart's shape (quick) measured in the same run, and the pairs a cell
+would need for a +-5 % margin at that SD (95 % two one-sided tests, the
+difference's mean 0).
+
+Shapes (random read, 4 KiB blocks, one thread, O_DIRECT unless said):
+  quick   quick-fileio-rndrd as the harness runs it: 64 MiB in 8 files laid
+          out afresh (prepare) before each run, 2 s
+  kept    the same files kept from run to run (one prepare per block)
+  5s      as quick, 5 s a run
+  pinned  as quick, sysbench pinned to one CPU (taskset)
+  256m    as quick, 256 MiB in 32 files
+  cached  as quick without O_DIRECT: through the page cache
+"""
+
+import argparse
+import dataclasses
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from rally_container_bench.sysbench import command
+from rally_container_bench.sysbench import parse
+from rally_container_bench.sysbench import presets
+
+SHAPES = {
+    "quick": ({}, {}),
+    "kept": ({}, {"kept": True}),
+    "5s": ({"time": 5}, {}),
+    "pinned": ({}, {"cpu": 0}),
+    "256m": ({"file_total_size": "256M", "file_num": 32}, {}),
+    "cached": ({"file_extra_flags": None}, {}),
+}
+METRIC = "read_mib_per_s"
+
+
+def spec_of(overrides):
+    return dataclasses.replace(presets.get("quick-fileio-rndrd"),
+                               **overrides)
+
+
+def sysbench(spec, version, phase, workdir, cpu=None):
+    argv = command.build_argv(spec, version, phase)
+    if cpu is not None:
+        argv = ["taskset", "-c", str(cpu)] + argv
+    return subprocess.run(argv, cwd=workdir, check=True,
+                          capture_output=True, text=True).stdout
+
+
+def one_run(spec, version, workdir, how, prepared):
+    if not prepared:
+        sysbench(spec, version, "prepare", workdir)
+    out = sysbench(spec, version, "run", workdir, how.get("cpu"))
+    value = parse.parse(out).metrics[METRIC].value
+    if not how.get("kept"):
+        sysbench(spec, version, "cleanup", workdir)
+    return value
+
+
+def block(name, version, workdir, pairs):
+    """pairs consecutive pairs of one shape: their differences in %."""
+    overrides, how = SHAPES[name]
+    spec = spec_of(overrides)
+    if how.get("kept"):
+        sysbench(spec, version, "prepare", workdir)
+    diffs = []
+    try:
+        for _ in range(pairs):
+            first = one_run(spec, version, workdir, how, False)
+            second = one_run(spec, version, workdir, how, how.get("kept"))
+            diffs.append(100.0 * (second - first) / first)
+    finally:
+        sysbench(spec, version, "cleanup", workdir)
+    return diffs
+
+
+def pairs_for(sd, margin=5.0):
+    """Pairs that give a 95 % TOST +-margin when the mean difference is 0."""
+    return math.ceil((1.645 * sd / margin) ** 2) if sd else 1
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=8,
+                        help="pairs of each shape in all (default 8)")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--shapes", nargs="+", choices=sorted(SHAPES),
+                        default=["quick", "kept", "5s", "pinned", "256m"])
+    parser.add_argument("--workdir", default=None,
+                        help="where the files go (default: the temp dir)")
+    args = parser.parse_args(argv)
+    version = command.parse_version(subprocess.run(
+        ["sysbench", "--version"], capture_output=True, text=True).stdout)
+    diffs = {name: [] for name in args.shapes}
+    per_block = max(1, args.pairs // args.rounds)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="rcbench-fileio-noise-",
+                                     dir=args.workdir) as workdir:
+        for round_no in range(args.rounds):
+            for name in args.shapes:
+                diffs[name] += block(name, version, workdir, per_block)
+                print("round %d/%d %-7s %d pairs so far (%.0f s)"
+                      % (round_no + 1, args.rounds, name, len(diffs[name]),
+                         time.monotonic() - started), file=sys.stderr)
+    reference = statistics.stdev(diffs["quick"]) if "quick" in diffs \
+        else None
+    print("sysbench %s fileio rndrd, %s, %d pairs per shape, %.0f s"
+          % (version, os.uname().nodename, len(diffs[args.shapes[0]]),
+             time.monotonic() - started))
+    print("%-8s %10s %10s %14s %s" % (
+        "shape", "pair SD %", "mean %", "pairs for 5%", "SD / quick's"))
+    for name in args.shapes:
+        sd = statistics.stdev(diffs[name])
+        print("%-8s %10.1f %+10.1f %14d %s" % (
+            name, sd, statistics.mean(diffs[name]), pairs_for(sd),
+            "%.2f" % (sd / reference) if reference else "-"))
+
+
+if __name__ == "__main__":
+    main()
