@@ -9,6 +9,11 @@ state), and the iteration must delete it, within the delete timeout
 queued behind the create). Then ``rcbench cleanup --env`` on a container
 named as Rally names them, and on the shared guest image of a task whose
 Rally DB is gone (a killed run's). Skips without the cloud.
+
+Why ~3.5 min in CI (200 s, 2026-11-28): a whole cloud task; its delete
+is queued behind the container's image download and load (tens of
+seconds), and each cleanup runs Rally and the cloud's APIs again;
+beside two other cloud tests on the same two cores.
 """
 
 import os

@@ -7,6 +7,11 @@ race on the host's archive of it): sysbench over SSH, then sysbench as the
 container's command with its results read from the logs. Skips without
 the cloud. (rcbench_zun_networks' call on a fresh Zun network:
 test_zun_network.)
+
+Why ~3.5-4 min in CI (221 s, 2026-11-28): a whole cloud task (users,
+the image to Glance) whose four containers run one at a time, each
+loading the image from Glance into Docker first (the default pull
+policy), beside two other cloud tests on the same two cores.
 """
 
 import os
