@@ -38,8 +38,14 @@ import uuid as uuidlib
 TAG = "rcbench-periodic"
 # How long a job waits for the schema another job's first run is making.
 SCHEMA_WAIT_S = 60
-# pg_advisory_lock's key (any bigint; rcbench's alone on the database).
-_SCHEMA_LOCK_KEY = 0x7263626E6368
+# The schema lock's (take, give) in each server's SQL; the advisory
+# lock's key is any bigint, rcbench's alone on the database.
+_SQL_LOCKS = {
+    "postgresql": ("SELECT pg_try_advisory_lock(125771178730344)",
+                   "SELECT pg_advisory_unlock(125771178730344)"),
+    "mysql": ("SELECT GET_LOCK('rcbench-schema', 0)",
+              "SELECT RELEASE_LOCK('rcbench-schema')"),
+}
 _PASSWORD = re.compile(r"(://[^:/@]*:)([^@]*)@")
 
 
@@ -357,14 +363,10 @@ def _schema_lock(engine):
             yield
         return
     import sqlalchemy
-    take = {"postgresql": "SELECT pg_try_advisory_lock(%d)"
-            % _SCHEMA_LOCK_KEY,
-            "mysql": "SELECT GET_LOCK('rcbench-schema', 0)"}.get(dialect)
-    give = {"postgresql": "SELECT pg_advisory_unlock(%d)" % _SCHEMA_LOCK_KEY,
-            "mysql": "SELECT RELEASE_LOCK('rcbench-schema')"}.get(dialect)
-    if take is None:
+    if dialect not in _SQL_LOCKS:
         yield
         return
+    take, give = _SQL_LOCKS[dialect]
     with engine.connect() as conn:
         _wait_for(lambda: bool(conn.execute(sqlalchemy.text(take)).scalar()),
                   engine)
