@@ -62,6 +62,7 @@ class ServerErrorTestCase(unittest.TestCase):
     def driver(self, server):
         client = mock.Mock()
         client.servers.get.return_value = server
+        client.servers.list.return_value = []
         request = nova.BootRequest(image="img", flavor="fl", network="net")
         return nova.NovaDriver(client, request, "KEY",
                                conf(nova_poll_interval=0.05),
@@ -127,6 +128,56 @@ class ServerErrorTestCase(unittest.TestCase):
         instance = base.Instance(name="s1", id="id1")
         self.driver(server).wait_running(instance, timeout=30)
         self.assertEqual("10.117.0.9", instance.ssh_host)
+
+    def test_polls_between_whole_reads_ask_the_brief_list(self):
+        # A server read costs Nova two Neutron requests; the brief list
+        # by name and status none. The first poll reads the whole server
+        # (an ERROR at once), later ones the list until it shows ACTIVE.
+        building = mock.Mock(status="BUILD")
+        active = mock.Mock(status="ACTIVE", addresses={"net": [
+            {"version": 4, "addr": "10.117.0.9"}]})
+        driver = self.driver(building)
+        driver.nova.servers.get.side_effect = [building, active]
+        driver.nova.servers.list.side_effect = [
+            [], [mock.Mock(id="other-server")], [mock.Mock(id="id1")]]
+        instance = base.Instance(name="s1.x", id="id1")
+        driver.wait_running(instance, timeout=30)
+        self.assertEqual("10.117.0.9", instance.ssh_host)
+        self.assertEqual(2, driver.nova.servers.get.call_count)
+        self.assertEqual(3, driver.nova.servers.list.call_count)
+        driver.nova.servers.list.assert_called_with(
+            detailed=False,
+            search_opts={"name": r"^s1\.x$", "status": "ACTIVE"})
+
+    def test_a_server_that_stays_in_build_is_read_whole_now_and_then(self):
+        server = mock.Mock(status="BUILD")
+        driver = self.driver(server)
+        with self.assertRaises(base.DriverError):
+            driver.wait_running(base.Instance(name="s1", id="id1"),
+                                timeout=1.2)
+        polls = (driver.nova.servers.get.call_count
+                 + driver.nova.servers.list.call_count)
+        self.assertGreater(polls, nova.READ_WHOLE_EVERY)
+        self.assertEqual(-(-polls // nova.READ_WHOLE_EVERY),
+                         driver.nova.servers.get.call_count)
+
+    def test_deleted_once_the_brief_list_no_longer_shows_it(self):
+        server = mock.Mock(status="ACTIVE")
+        driver = self.driver(server)
+        driver.nova.servers.list.side_effect = [[mock.Mock(id="id1")], []]
+        driver.wait_deleted(base.Instance(name="s1", id="id1"), timeout=30)
+        self.assertEqual(1, driver.nova.servers.get.call_count)
+        driver.nova.servers.list.assert_called_with(
+            detailed=False, search_opts={"name": "^s1$"})
+
+    def test_error_while_deleting_is_seen_at_a_whole_read(self):
+        server = mock.Mock(status="ERROR")
+        driver = self.driver(server)
+        driver.nova.servers.list.return_value = [mock.Mock(id="id1")]
+        with self.assertRaisesRegex(base.DriverError,
+                                    "ERROR while being deleted"):
+            driver.wait_deleted(base.Instance(name="s1", id="id1"),
+                                timeout=30)
 
     def test_build_timeout(self):
         server = mock.Mock(status="BUILD")
