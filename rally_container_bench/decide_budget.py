@@ -47,11 +47,10 @@ def cell_costs(document, uuid, left, seconds):
     round uuid left out is as long as in the last round that ran it
     (document's tasks in round order): before, it cost nothing, and a
     TCG VM left out of round 2 was planned into 25 s of round 3 (62 s).
-    The
-    instance's own phases (phases_share) are paid whole whatever share
-    of its tests is left: scaled with them, a TCG VM's boot at 1 pair
-    (~60 s of a 70 s workload, one of two tests left) was planned at
-    35 s, and a round planned to fit in 34 s took 73 s.
+    The instance's own phases (phases_share) are paid whole whatever
+    share of its tests is left: scaled with them, a TCG VM's boot at 1
+    pair (~60 s of a 70 s workload, one of two tests left) was planned
+    at 35 s, and a round planned to fit in 34 s took 73 s.
     """
     costs, spent, forms, paid = {}, 0.0, {}, {}
     for task in document["tasks"]:

@@ -210,6 +210,7 @@ def _write_conf(path, options):
     return conf
 
 
+# The DB, and Rally's default env in its globals
 _STATE = ("rally.sqlite", os.path.join(".rally", "globals"))
 _made = {}  # envs -> a directory with the state the CLI made
 _made_lock = threading.Lock()
@@ -230,19 +231,18 @@ def _made_by_rally(envs):
                                   check=False)
                 if proc.returncode != 0:
                     # Rally prints a spec whole (a cloud's password too)
-                    raise AssertionError(
-                        "rally env create --name %s%s failed%s" % (
-                            name, " --spec %s" % spec if spec else "",
-                            " (output not shown: the spec holds "
-                            "credentials)" if spec else
-                            ":\n" + proc.stdout[-3000:] + proc.stderr))
+                    shown = (" --spec %s (output not shown: it holds "
+                             "credentials)" % spec if spec else
+                             ":\n" + proc.stdout[-3000:] + proc.stderr)
+                    raise AssertionError("rally env create --name %s "
+                                         "failed%s" % (name, shown))
             _made[envs] = made
         return _made[envs].name
 
 
 def _copy_state(made, path):
+    os.makedirs(os.path.join(path, ".rally"), exist_ok=True)
     for name in _STATE:
-        os.makedirs(os.path.dirname(os.path.join(path, name)), exist_ok=True)
         shutil.copyfile(os.path.join(made, name), os.path.join(path, name))
 
 
