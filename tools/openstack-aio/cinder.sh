@@ -39,6 +39,10 @@ transport_url = $rabbit
 auth_strategy = keystone
 enabled_backends = ceph
 glance_api_servers = http://127.0.0.1:9292
+# heartbeats and Ceph's pool statistics less often (configure.sh's nova.conf)
+report_interval = 30
+service_down_time = 120
+backend_stats_polling_interval = 300
 [database]
 connection = $db/cinder
 [keystone_authtoken]

@@ -55,6 +55,10 @@ transport_url = $rabbit
 container_driver = docker
 image_driver_list = glance,docker
 default_image_driver = glance
+# its periodic tasks (the host's inventory, container states, heartbeat)
+# every 2 min, not every minute (configure.sh's nova.conf)
+periodic_interval_max = 120
+sync_container_state_interval = 120
 [api]
 host_ip = 127.0.0.1
 port = $AIO_ZUN_PORT
