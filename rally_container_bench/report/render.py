@@ -150,14 +150,27 @@ def findings(report):
     timed = [r["time_to_verdict_s"] for r in headline_rows
              if r.get("time_to_verdict_s") is not None]
     if report["methods"].get("sequential"):
-        undecided = [r for r in headline_rows if r.get("alpha")
-                     and r["verdict"] == "inconclusive"]
-        lines.append(
-            "Sequential: %d headline cell(s) decided, time to verdict %s; "
-            "%d undecided (each says the pairs it needs)."
-            % (len(timed), "%.0f-%.0f s" % (min(timed), max(timed))
-               if timed else "-", len(undecided)))
+        lines.append(_sequential_line(report, headline_rows, timed))
     return lines
+
+
+def _sequential_line(report, headline_rows, timed):
+    """Decided and undecided cells; those too small for any verdict apart.
+
+    A cell with under 3 pairs (a round of 1 pair, runs left out) has no
+    verdict and says no pairs it needs: counted as undecided all the same.
+    """
+    kinds = {m["name"]: m["kind"] for m in report["metrics"]}
+    undecided = [r for r in headline_rows
+                 if kinds.get(r["metric"]) != "phase"
+                 and r["platform"] != report.get("baseline")
+                 and r.get("verdict") in (None, "inconclusive")]
+    too_few = sum(1 for r in undecided if not r.get("alpha"))
+    return ("Sequential: %d headline cell(s) decided, time to verdict %s; "
+            "%d undecided (each says the pairs it needs%s)."
+            % (len(timed), "%.0f-%.0f s" % (min(timed), max(timed))
+               if timed else "-", len(undecided),
+               "; %d too few for any verdict" % too_few if too_few else ""))
 
 
 def _is_headline(report, name):

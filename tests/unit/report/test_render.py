@@ -84,6 +84,30 @@ class MarkdownTestCase(unittest.TestCase):
         self.assertIn("sysbench.memory.read ran", text)
 
 
+class SequentialLineTestCase(unittest.TestCase):
+
+    def test_cells_too_small_for_a_verdict_count_as_undecided(self):
+        # CI's quickstart at 1 pair a round said "0 undecided" of its 18
+        # undecided cells: none had the 3 pairs a verdict needs.
+        report = {"baseline": "native", "metrics": [
+            {"name": "build", "kind": "phase"},
+            {"name": "cpu", "kind": "workload"}]}
+        rows = [
+            {"platform": "native", "metric": "cpu", "verdict": None},
+            {"platform": "docker", "metric": "cpu", "verdict": "equivalent",
+             "alpha": 0.02, "time_to_verdict_s": 300.0},
+            {"platform": "podman", "metric": "cpu", "verdict": "inconclusive",
+             "alpha": 0.02},
+            {"platform": "lxc", "metric": "cpu", "verdict": None,
+             "alpha": None},
+            {"platform": "lxc", "metric": "build", "verdict": None}]
+        line = render._sequential_line(report, rows, [300.0])
+        self.assertEqual(
+            "Sequential: 1 headline cell(s) decided, time to verdict "
+            "300-300 s; 2 undecided (each says the pairs it needs; 1 too "
+            "few for any verdict).", line)
+
+
 class HtmlTestCase(unittest.TestCase):
 
     html = render.to_html(REPORT)
