@@ -185,7 +185,7 @@ class TunedFlavorAndVolumeTestCase(unittest.TestCase):
                   "volume_type: volume type 'no-such-type' does not exist"))
         procs = self.home.validate_each(
             aio.TASK, [dict(args, platforms=["kvm-volume"], concurrency=[1])
-                       for args, _ in cases], "--task-args-file", aio.ARGS)
+                       for args, _ in cases], aio.ARGS)
         for (args, message), proc in zip(cases, procs):
             with self.subTest(args=args):
                 self.assertNotEqual(0, proc.returncode)
