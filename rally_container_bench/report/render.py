@@ -145,22 +145,22 @@ def findings(report):
                          "%s %.2f %% (%d cells)" % (
                              n["kind"], 100 * n["pair_sd"], n["cells"])
                          for n in report["noise"]))
-    headline_rows = [r for r in report["rows"]
-                     if _is_headline(report, r["metric"])]
-    timed = [r["time_to_verdict_s"] for r in headline_rows
-             if r.get("time_to_verdict_s") is not None]
     if report["methods"].get("sequential"):
-        lines.append(_sequential_line(report, headline_rows, timed))
+        lines.append(_sequential_line(report))
     return lines
 
 
-def _sequential_line(report, headline_rows, timed):
+def _sequential_line(report):
     """Decided and undecided cells; those too small for any verdict apart.
 
     A cell with under 3 pairs (a round of 1 pair, runs left out) has no
     verdict and says no pairs it needs: counted as undecided all the same.
     """
     kinds = {m["name"]: m["kind"] for m in report["metrics"]}
+    headline_rows = [r for r in report["rows"]
+                     if _is_headline(report, r["metric"])]
+    timed = [r["time_to_verdict_s"] for r in headline_rows
+             if r.get("time_to_verdict_s") is not None]
     undecided = [r for r in headline_rows
                  if kinds.get(r["metric"]) != "phase"
                  and r["platform"] != report.get("baseline")

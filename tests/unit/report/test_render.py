@@ -90,9 +90,9 @@ class SequentialLineTestCase(unittest.TestCase):
         # CI's quickstart at 1 pair a round said "0 undecided" of its 18
         # undecided cells: none had the 3 pairs a verdict needs.
         report = {"baseline": "native", "metrics": [
-            {"name": "build", "kind": "phase"},
-            {"name": "cpu", "kind": "workload"}]}
-        rows = [
+            {"name": "build", "kind": "phase", "headline": True},
+            {"name": "cpu", "kind": "workload", "headline": True}]}
+        report["rows"] = [
             {"platform": "native", "metric": "cpu", "verdict": None},
             {"platform": "docker", "metric": "cpu", "verdict": "equivalent",
              "alpha": 0.02, "time_to_verdict_s": 300.0},
@@ -101,7 +101,7 @@ class SequentialLineTestCase(unittest.TestCase):
             {"platform": "lxc", "metric": "cpu", "verdict": None,
              "alpha": None},
             {"platform": "lxc", "metric": "build", "verdict": None}]
-        line = render._sequential_line(report, rows, [300.0])
+        line = render._sequential_line(report)
         self.assertEqual(
             "Sequential: 1 headline cell(s) decided, time to verdict "
             "300-300 s; 2 undecided (each says the pairs it needs; 1 too "
