@@ -337,10 +337,12 @@ start_daemons() {
     aio_log "daemons started"
 }
 
+# A deadline in seconds, not a count of tries: a try of two openstack CLI
+# calls takes 2-4 s beside the quickstart, and 360 tries took 27 min.
 wait_for() {  # what seconds command...
-    local what=$1 seconds=$2 i t0=$SECONDS
+    local what=$1 seconds=$2 t0=$SECONDS
     shift 2
-    for i in $(seq 1 "$seconds"); do
+    while [ $(( SECONDS - t0 )) -lt "$seconds" ]; do
         if "$@" >/dev/null 2>&1; then
             log_if_slow "$what" "$t0"
             return 0
@@ -351,10 +353,13 @@ wait_for() {  # what seconds command...
     return 1
 }
 
+# Nova's API lists a hypervisor only once its host is mapped to a cell;
+# nothing maps them periodically (configure.sh), so a try maps new ones.
 computes_up() {
     local up
     up=$(openstack compute service list --service nova-compute -f value -c Host -c State | grep -c ' up$')
     [ "$up" -ge ${#AIO_COMPUTES[@]} ] || return 1
+    quiet as nova nova-manage cell_v2 discover_hosts
     [ "$(openstack hypervisor list -f value -c ID | wc -l)" -ge ${#AIO_COMPUTES[@]} ]
 }
 
@@ -505,7 +510,6 @@ wait_for "neutron agents (linuxbridge, dhcp) alive" 240 agents_up
 provider_network
 wait_for "the ${#AIO_COMPUTES[@]} nova-compute services up" 360 computes_up
 wait_for "a login to every compute host (hosts.sh)" 60 hosts_up
-quiet as nova nova-manage cell_v2 discover_hosts
 if zun_enabled; then
     wait_for "zun-compute up" 240 zun_compute_up
     # Rows a machine kept from an earlier cloud whose Docker networks went
