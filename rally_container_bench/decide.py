@@ -270,8 +270,12 @@ class SequentialRun:
                 report = self._choose_margins(document, report)
             left = undecided(report, self.cells)
             decided = self.total - sum(len(t) for t in left.values())
+            # rally_runs.BudgetStop ended it after a workload
+            cut = not interrupt.seen and self.progress.left() <= 0 \
+                and self.reads.status(uuid) == "aborted"
             rounds.append({"round": number, "task": uuid, "seconds": round(
-                seconds, 1), "cells": len(plan), "decided": decided})
+                seconds, 1), "cells": len(plan), "decided": decided,
+                "cut_by_budget": cut})
             self.progress.update(decided=decided)
             self.progress.say("round %d: task %s, %s, %d of %d cells decided"
                               % (number, uuid, rally_runs.minutes(seconds),

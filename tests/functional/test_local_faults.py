@@ -264,3 +264,53 @@ class QuickstartCtrlCTestCase(helpers.DockerRallyTestCase):
         """The quickstart's Rally (its DB under the scratch HOME)."""
         return helpers.RallyHome.existing(
             scratch, os.path.join(scratch, ".rally", "rally.conf"))
+
+
+class DecideBudgetTestCase(helpers.DockerRallyTestCase):
+    """A budget spent during round 1 ends the round after its workload.
+
+    Round 1 has no estimate to plan by: beside other work it ran whole,
+    far past its budget. Here the budget (1 s) is spent before the first
+    workload starts: Rally refuses the abort while it validates, takes
+    it once the task runs, finishes that workload (none of its
+    iterations fails) and starts no other; rcbench decide writes what
+    finished and starts no round after it.
+    """
+
+    def test_round_ends_after_the_workload_running_at_the_budget(self):
+        args = os.path.join(self.home.path, "args.yaml")
+        with open(args, "w") as f:
+            f.write("platforms: [native, docker]\nconcurrency: [1, 2]\n"
+                    "tests: [quick-cpu]\n"
+                    "decide: {budget_s: 1, max_rounds: 3, "
+                    "pairs_per_round: 3}\n")
+        out = os.path.join(self.home.path, "decide")
+        run = subprocess.Popen(
+            [os.path.join(helpers.BIN, "rcbench"), "decide", "--task",
+             os.path.join(helpers.TOP, "tasks",
+                          "local_kvm_vs_containers.yaml"),
+             "--task-args-file", args, "--env", "local", "--out", out,
+             "--rally-config", self.home.conf],
+            cwd=helpers.TOP, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+            env=dict(os.environ, HOME=self.home.path,
+                     XDG_CACHE_HOME=helpers.CACHE_HOME))
+        self.addCleanup(helpers.kill_group, run.pid)
+        output, _ = run.communicate(timeout=600)
+        self.assertEqual(0, run.returncode, output[-4000:])
+        self.assertIn("budget of 0:01 spent: the round ends after the "
+                      "workload it runs", output)
+        with open(os.path.join(out, "decide.json")) as f:
+            summary = json.load(f)
+        (only,) = summary["rounds"]
+        self.assertTrue(only["cut_by_budget"], only)
+        with open(os.path.join(out, "rally.json")) as f:
+            ran = list(helpers.workloads(json.load(f)))
+        # the plan: Docker at 1 and at 2 (3 iterations each)
+        self.assertEqual(1, len(ran), [w["scenario"] for w in ran])
+        self.assertEqual(3, len(ran[0]["data"]))
+        self.assertEqual([], [i["error"] for i in ran[0]["data"]
+                              if i["error"]])
+        self.assertTrue(os.path.getsize(os.path.join(out,
+                                                     "comparison.html")))
+        self.assertEqual([], self.containers())

@@ -3,6 +3,9 @@ and the progress it shows. The real run: tests/functional/test_decide.py.
 """
 
 import io
+import os
+import sys
+import tempfile
 import unittest
 
 from rally_container_bench import cli_decide
@@ -160,6 +163,42 @@ class HostBusyProgressTestCase(unittest.TestCase):
                       "of 0 | host busy: waiting (aio-lxc-2) | budget left",
                       first)
         self.assertNotIn("host busy", second)
+
+
+class BudgetStopTestCase(unittest.TestCase):
+
+    # A stand-in for the Rally CLI: records its arguments and, like Rally
+    # while it validates the task, refuses the first abort.
+    RALLY = ("import os, sys\n"
+             "first = not os.path.exists(sys.argv[1])\n"
+             "open(sys.argv[1], 'a').write(' '.join(sys.argv[2:]) + '\\n')\n"
+             "sys.exit(1 if first else 0)\n")
+
+    def test_a_round_past_the_budget_is_aborted_softly_once(self):
+        # the real abort: tests/functional/test_local_faults.py
+        with tempfile.TemporaryDirectory() as tmp:
+            calls, log = os.path.join(tmp, "calls"), os.path.join(tmp, "log")
+            rally = [sys.executable, "-c", self.RALLY, calls]
+            out = io.StringIO()
+            left = rally_runs.BudgetStop(rally, rally_runs.Progress(600, out),
+                                         log)
+            left.check("u-1")
+            self.assertFalse(os.path.exists(calls))
+            spent = rally_runs.BudgetStop(rally, rally_runs.Progress(0, out),
+                                          log)
+            spent.check(None)  # the task has not started: nothing to stop
+            self.assertFalse(os.path.exists(calls))
+            spent.check("u-1")  # refused
+            spent.check("u-1")  # too soon to try again
+            spent.RETRY_S = 0
+            spent.check("u-1")  # taken
+            spent.check("u-1")
+            with open(calls) as f:
+                self.assertEqual(["task abort --uuid u-1 --soft"] * 2,
+                                 f.read().splitlines())
+            self.assertEqual(1, out.getvalue().count(
+                "budget of 0:00 spent: the round ends after the workload it "
+                "runs"))
 
 
 class SettingsTestCase(unittest.TestCase):
