@@ -306,9 +306,9 @@ class DecideBudgetTestCase(helpers.DockerRallyTestCase):
         self.assertTrue(only["cut_by_budget"], only)
         with open(os.path.join(out, "rally.json")) as f:
             ran = list(helpers.workloads(json.load(f)))
-        # the plan: Docker at 1 and at 2 (3 iterations each)
+        # the plan: Docker at 1 and at 2 (3 pairs each: 2 waves at 2)
         self.assertEqual(1, len(ran), [w["scenario"] for w in ran])
-        self.assertEqual(3, len(ran[0]["data"]))
+        self.assertGreaterEqual(len(ran[0]["data"]), 3)
         self.assertEqual([], [i["error"] for i in ran[0]["data"]
                               if i["error"]])
         self.assertTrue(os.path.getsize(os.path.join(out,
