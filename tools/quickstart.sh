@@ -14,6 +14,7 @@
 #                      decide budget_s, 480 s in local-quick.yaml)
 #   RCBENCH_PAIRS_PER_ROUND  pairs of each cell per round (default: the
 #                      args file's pairs_per_round, 6)
+#   RCBENCH_MAX_ROUNDS rounds at most (default: the args file's max_rounds)
 # Ctrl-C aborts the round (running iterations end, their instances are
 # deleted); the reports of what finished are still written. Exit status:
 # 0 every iteration passed, 1 some failed, 2 the run could not start, 130
@@ -31,6 +32,8 @@ budget=()
 [ -z "${RCBENCH_BUDGET_S:-}" ] || budget=(--budget-s "$RCBENCH_BUDGET_S")
 [ -z "${RCBENCH_PAIRS_PER_ROUND:-}" ] \
     || budget+=(--pairs-per-round "$RCBENCH_PAIRS_PER_ROUND")
+[ -z "${RCBENCH_MAX_ROUNDS:-}" ] \
+    || budget+=(--max-rounds "$RCBENCH_MAX_ROUNDS")
 
 step() { echo "--- [$(date +%H:%M:%S)] $*"; }
 

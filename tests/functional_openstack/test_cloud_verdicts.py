@@ -15,7 +15,7 @@ their load read on every compute host and kept (no run left out: that
 is test_compute_host_load's, alone), so its figures are noisier and fewer
 cells are decided than alone; what it checks holds either way.
 
-Why ~6 min in CI: the decide run itself (the args' budget, 300 s; with
+Why ~6 min in CI: the decide run itself (round 1 only, budget 600 s; with
 the VM its first round took 10:26 beside the other cloud tests, CI
 2026-11-27), plus writing its reports. Beside them it decides few or
 none of its 4 cells (its pairs that noisy): a decided run on this cloud
@@ -57,7 +57,7 @@ class CloudVerdictsTestCase(unittest.TestCase):
         cls.results = os.path.join(cls.tmp, "results")
         cls.baseline = os.path.join(cls.results, "baseline.json")
         cls.hosts = cloud.compute_hosts()
-        # a hang detector, not a target: the args' budget is 300 s
+        # a hang detector, not a target: the args' budget is 600 s
         cls.proc = subprocess.run(
             [os.path.join(helpers.BIN, "rcbench"), "periodic", "--decide",
              "--task", cloud.TASK, "--task-args-file", cloud.ARGS,
