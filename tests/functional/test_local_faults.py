@@ -116,8 +116,11 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
         self.addCleanup(setattr, self, "home", home)
         rally = self.start_rally(_task(2, 1, ["quick-cpu"]))
         uuid = self.wait_for_line(rally, _STARTED, timeout=120)
-        base.wait_until(lambda: self.containers(uuid), 120, 0.2,
-                        "the container of task %s" % uuid)
+        # Listed is not yet built: under load (CI 2026-11-28, the test
+        # took 56 s) 3 s after the listing the iteration was still in its
+        # build, and the Ctrl-C came before any network phase.
+        base.wait_until(lambda: _running(self.containers(uuid)), 120, 0.2,
+                        "the container of task %s running" % uuid)
         time.sleep(3)  # well into the network phase
         interrupted = time.time()
         os.killpg(rally.pid, signal.SIGINT)
@@ -204,6 +207,15 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
     def _remove_containers_of(self, uuid):
         for name in self.containers(uuid):
             helpers.discard_if_left("docker", name, self.conf)
+
+
+def _running(names):
+    """True once Docker runs every one of the named containers."""
+    if not names:
+        return False
+    found = subprocess.run(["docker", "inspect", "-f", "{{.State.Running}}"]
+                           + names, capture_output=True, text=True)
+    return found.stdout.split() == ["true"] * len(names)
 
 
 class QuickstartCtrlCTestCase(helpers.DockerRallyTestCase):
