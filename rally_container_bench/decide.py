@@ -258,7 +258,7 @@ class SequentialRun:
             plan = plan_round(planned, number, self.args.get("seed", 1),
                               self.pairs,
                               self.natives if number == 1 else ())
-            uuid = self._round(number, plan, interrupt)
+            uuid, cut = self._round(number, plan, interrupt)
             if uuid is None:
                 break
             uuids.append(uuid)
@@ -270,9 +270,6 @@ class SequentialRun:
                 report = self._choose_margins(document, report)
             left = undecided(report, self.cells)
             decided = self.total - sum(len(t) for t in left.values())
-            # rally_runs.BudgetStop ended it after a workload
-            cut = not interrupt.seen and self.progress.left() <= 0 \
-                and self.reads.status(uuid) == "aborted"
             rounds.append({"round": number, "task": uuid, "seconds": round(
                 seconds, 1), "cells": len(plan), "decided": decided,
                 "cut_by_budget": cut})
@@ -300,24 +297,28 @@ class SequentialRun:
         return left, uuids, rounds, document
 
     def _round(self, number, plan, interrupt):
-        """Run round number; its task's uuid, or None when interrupted."""
+        """Run round number.
+
+        Returns its task's uuid (None when interrupted) and whether the
+        budget ended it after a workload (rally_runs.BudgetStop).
+        """
         round_args = dict(self.args, plan=plan, round_number=number,
                           looks=self.looks, paired=True)
         self.progress.update(round=number)
         offset = os.path.getsize(self.log_path) \
             if os.path.exists(self.log_path) else 0
-        uuid, code = rally_runs.run_round(self.rally, self.task, round_args,
-                                          self.env, self.log_path,
-                                          self.progress, plan, self.tags)
+        uuid, code, cut = rally_runs.run_round(
+            self.rally, self.task, round_args, self.env, self.log_path,
+            self.progress, plan, self.tags)
         if interrupt.seen and uuid is None:
-            return None
+            return None, False
         status = self.reads.status(uuid) if uuid \
             else "not started"
         if status not in ("finished", "aborted"):
             raise DecideError("round %d: task %s is %s (rally exit %d): %s"
                               % (number, uuid, status, code,
                                  rally_runs.errors(self.log_path, offset)))
-        return uuid
+        return uuid, cut
 
     def _choose_margins(self, document, report):
         """Margins of the auto kinds from round 1's undecided cells.

@@ -73,11 +73,11 @@ def minutes(seconds):
 
 
 def run_round(rally, task, args, env, log_path, progress, plan, tags=None):
-    """Run one round's task; return its uuid (None: it did not start).
+    """Run one round's task.
 
-    tags: the task's Rally tags (default rcbench-decide). When the run's
-    budget is spent during the round, its task is aborted softly (see
-    BudgetStop).
+    Returns its uuid (None: it did not start), Rally's exit status, and
+    whether the budget, spent during the round, ended it after a workload
+    (BudgetStop). tags: the task's Rally tags (default rcbench-decide).
     """
     planned = sum(cell[3] for cell in plan)
     progress.update(done=0, planned=planned, where=_where(plan, 0))
@@ -110,7 +110,7 @@ def run_round(rally, task, args, env, log_path, progress, plan, tags=None):
         if finished:
             break
         stop.check(uuid)
-    return uuid, proc.returncode
+    return uuid, proc.returncode, stop.sent
 
 
 class BudgetStop:

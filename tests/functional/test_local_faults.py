@@ -12,6 +12,8 @@ import subprocess
 import threading
 import time
 
+import docker
+
 from rally_container_bench.core import base
 from rally_container_bench.engines import registry
 from rally_container_bench.task.contexts import local_cleanup
@@ -104,6 +106,16 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
         # kill PID, timeout(1), a CI job's time limit: Rally's process only.
         self.interrupt_and_check(lambda rally: rally.terminate())
 
+    def running(self, names):
+        """True once the configured dockerd runs every named container."""
+        client = docker.APIClient(base_url=self.conf.docker_url)
+        try:
+            return bool(names) and all(
+                client.inspect_container(name)["State"]["Running"]
+                for name in names)
+        finally:
+            client.close()
+
     def test_ctrl_c_ends_a_network_wait_at_once(self):
         # Its guest never answers SSH (the bridge drops port 22) and
         # ssh_timeout is long: before, the first Ctrl-C left the iteration
@@ -119,7 +131,8 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
         # Listed is not yet built: under load (CI 2026-11-28, the test
         # took 56 s) 3 s after the listing the iteration was still in its
         # build, and the Ctrl-C came before any network phase.
-        base.wait_until(lambda: _running(self.containers(uuid)), 120, 0.2,
+        base.wait_until(lambda: self.running(self.containers(uuid)), 120,
+                        0.2,
                         "the container of task %s running" % uuid)
         time.sleep(3)  # well into the network phase
         interrupted = time.time()
@@ -207,15 +220,6 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
     def _remove_containers_of(self, uuid):
         for name in self.containers(uuid):
             helpers.discard_if_left("docker", name, self.conf)
-
-
-def _running(names):
-    """True once Docker runs every one of the named containers."""
-    if not names:
-        return False
-    found = subprocess.run(["docker", "inspect", "-f", "{{.State.Running}}"]
-                           + names, capture_output=True, text=True)
-    return found.stdout.split() == ["true"] * len(names)
 
 
 class QuickstartCtrlCTestCase(helpers.DockerRallyTestCase):
