@@ -12,6 +12,7 @@ import json
 from rally_container_bench.report import comparison
 from rally_container_bench.report import overlap
 from rally_container_bench.report import results
+from rally_container_bench.validity import cpu
 from tests.functional import helpers
 
 TASK = "tasks/local_kvm_vs_containers.yaml"
@@ -19,6 +20,7 @@ N = 32
 ARGS = {"platforms": ["native", "docker"], "concurrency": [N], "waves": 1,
         "rounds": 1, "boot_and_delete": False,
         "tests": [{"preset": "quick-cpu", "events": None, "time": 5}]}
+STEAL_FLAG = "disturbed host: CPU steal"
 
 
 class KekStepAt32TestCase(helpers.DockerRallyTestCase):
@@ -100,7 +102,15 @@ class KekStepAt32TestCase(helpers.DockerRallyTestCase):
                  for s in comparison.build([self.report])["steps"]}
         step = steps[("docker-runc", N)]
         self.assertTrue(step["synchronised"])
-        self.assertEqual([], step["flags"])
+        # Steal is the cloud provider's, not this harness's: CI's VMs had
+        # 9.6 % one night (2026-11-28). The report must say so, and say
+        # nothing else.
+        host = self.host_during("docker-runc")
+        flags = [f for f in step["flags"]
+                 if not f.startswith(STEAL_FLAG)]
+        self.assertEqual([], flags, host)
+        if len(flags) < len(step["flags"]):
+            self.assertGreater(host["host_steal"], cpu.STEAL_LIMIT)
 
     def test_no_container_left(self):
         self.assertEqual([], self.containers(self.uuid))
