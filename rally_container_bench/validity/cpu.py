@@ -56,6 +56,17 @@ def parse_stat(text):
     return cpu._replace(cpus=cpus or None), busy, running
 
 
+def one_cpu(text, number):
+    """/proc/stat -> CpuTimes of CPU `number` alone (its cpuN line)."""
+    for line in text.splitlines():
+        words = line.split()
+        if words and words[0] == "cpu%d" % number:
+            values = [int(v) for v in words[1:]] + [0] * 8
+            return CpuTimes(sum(values[:8]), values[3] + values[4],
+                            values[7], 1)
+    raise ValueError("no cpu%d line in /proc/stat" % number)
+
+
 def host_load(before, after):
     """{busy, steal, running_max} between two readings (shares of 0..1).
 

@@ -56,6 +56,12 @@ class ParsingTestCase(unittest.TestCase):
     def test_no_cpu_line_is_an_error(self):
         self.assertRaises(ValueError, cpu.parse_stat, "procs_running 1\n")
 
+    def test_one_cpu_is_its_own_line(self):
+        self.assertEqual(cpu.CpuTimes(50 + 2 + 25 + 500 + 10 + 1 + 1 + 20,
+                                      510, 20, 1),
+                         cpu.one_cpu(PROC_STAT, 0))
+        self.assertRaises(ValueError, cpu.one_cpu, PROC_STAT, 1)
+
     def test_cgroup_v1_cpuacct(self):
         text = ("4:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n"
                 "0::/\n")
