@@ -79,8 +79,9 @@ OPTS = [
                       "drop below foreign_load_limit (read in one-second "
                       "windows, logged as 'host busy: waiting'): measuring "
                       "beside the load only to discard the run again "
-                      "spends the budget for nothing. 0: measure again at "
-                      "once."),
+                      "spends the budget for nothing, so a test whose "
+                      "host is still busy after the wait is not measured "
+                      "again. 0: measure again at once."),
     cfg.StrOpt("sysbench_path", default="sysbench",
                help="sysbench executable of the native baseline on this "
                     "host (a name looked up in PATH, or a path)."),

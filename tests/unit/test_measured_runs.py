@@ -112,13 +112,56 @@ class QuietWaitTestCase(unittest.TestCase):
         self.assertLess(windows, 100000)
         self.assertEqual("no (gave up)", waits[0][4])
         self.assertGreaterEqual(waits[0][2], 0.0)
-        # it stayed busy: the next re-measure does not wait on it again
-        self.assertEqual((0, None), self.wait([0.9, 0.1]))
+        # it stayed busy: the next re-measure reads one window only
+        windows, waits = self.wait([0.9, 0.1])
+        self.assertEqual((1, "no (still busy)"), (windows, waits[0][4]))
+        windows, waits = self.wait([0.1, 0.9])
+        self.assertEqual((1, measured_runs.QUIET), (windows, waits[0][4]))
 
     def test_nothing_to_wait_for(self):
         self.assertEqual((0, None), self.wait([0.9], quiet_wait=0))
         self.assertIsNone(_Runs()._wait_for_quiet(
             _plan(host=None, quiet_wait=30), tests_lib.resolve("quick-cpu")))
+
+
+class RemeasureTestCase(unittest.TestCase):
+    """A disturbed test is measured again only if its host went quiet."""
+
+    def setUp(self):
+        measured_runs._stayed_busy.clear()
+        self.addCleanup(measured_runs._stayed_busy.clear)
+
+    def attempts(self, foreign):
+        """Attempts made of one test whose runs are all disturbed."""
+        made = []
+        runs = _Runs()
+        runs.context = {"iteration": 1}
+
+        def measured_run(plan, at, spec, slot, role):
+            made.append(at[2])
+            return measured_runs.Outcome(
+                role, load={"foreign": 0.9, "seconds": 5.0}, limit=0.25)
+
+        runs._measured_run = measured_run
+        runs._keep = lambda *args: None
+        waits = []
+        plan = _plan(host=ScriptedHost(foreign), quiet_wait=0.05,
+                     twin=None)
+        with mock.patch.object(measured_runs, "QUIET_WINDOW_S", 0.001):
+            runs._measure_repeat(plan, 0, 0, tests_lib.resolve("quick-cpu"),
+                                 [], [], waits)
+        return sorted(set(made)), [w[4] for w in waits]
+
+    def test_quiet_after_the_wait_measures_again(self):
+        self.assertEqual(([0, 1, 2], ["yes", "yes"]),
+                         self.attempts([0.9, 0.1, 0.1]))
+
+    def test_still_busy_after_the_wait_keeps_the_flagged_run(self):
+        made, waits = self.attempts([0.9] * 100000)
+        self.assertEqual(([0], ["no (gave up)"]), (made, waits))
+        # the next test on that host: one window, still busy, kept
+        made, waits = self.attempts([0.9])
+        self.assertEqual(([0], ["no (still busy)"]), (made, waits))
 
 
 class ReleaseTestCase(unittest.TestCase):

@@ -34,11 +34,13 @@ LOG = logging.getLogger(__name__)
 INSTANCE = "instance"
 # The window in which a busy host's load is read while waiting for quiet.
 QUIET_WINDOW_S = 1.0
-# A host that stayed busy through a whole wait is not waited on again for
-# this long (this process's iterations): its load is no passing neighbour.
+# A host that stayed busy through a whole wait is waited on for one
+# window only for this long (this process's iterations): its load is no
+# passing neighbour.
 BUSY_MEMORY_S = 300.0
 _stayed_busy = {}  # host name -> time.monotonic() of its last full wait
 NATIVE_TWIN = "native twin"
+QUIET = "yes"  # a quiet wait's row: the host went quiet
 # Barrier points of one attempt: each of its two runs has two (the wave
 # is there; the wave has read its hosts), then the decision.
 SLOTS = 5
@@ -133,15 +135,20 @@ class MeasuredRunsMixin:
     def _measure_repeat(self, plan, index, repeat, spec, checks, records,
                         waits):
         for attempt in range(plan.attempts):
-            row = self._wait_for_quiet(plan, spec) if attempt else None
-            if row:
-                waits.append(row)
             order = (self._wave(plan) + index + repeat + attempt) % 2
             at = (index, repeat, attempt)
             outcomes = [self._measured_run(plan, at, spec, slot, role)
                         for slot, role in enumerate(plan.roles(spec, order))]
-            again = self._remeasure(plan, at, spec,
-                                    any(o.disturbed for o in outcomes))
+            disturbed = any(o.disturbed for o in outcomes)
+            row = None
+            if disturbed and attempt < plan.attempts - 1:
+                row = self._wait_for_quiet(plan, spec)
+                if row:
+                    waits.append(row)
+            # Still busy after the wait: measuring again now would only
+            # be discarded again; the run stays flagged, out of verdicts.
+            again = self._remeasure(plan, at, spec, disturbed and not (
+                row and row[-1] != QUIET))
             final = not again or attempt == plan.attempts - 1
             failure = self._keep(plan, spec, at, order, final, outcomes,
                                  checks, records)
@@ -153,16 +160,18 @@ class MeasuredRunsMixin:
 
         Read in one-second windows on the host the tests run on (the
         task's own instances and harness are not foreign). Returns the
-        wait's row of the iteration's quiet-wait table, or None when it
-        did not wait; a host that stayed busy through a whole wait is not
-        waited on for BUSY_MEMORY_S.
+        wait's row of the iteration's quiet-wait table (its last field
+        QUIET when the host went quiet), or None when it did not wait; a
+        host that stayed busy through a whole wait is read for one window
+        only for BUSY_MEMORY_S.
         """
         if plan.host is None or plan.quiet_wait <= 0:
             return
         started = time.monotonic()
+        bound = plan.quiet_wait
         if started - _stayed_busy.get(plan.host.name, -BUSY_MEMORY_S) \
                 < BUSY_MEMORY_S:
-            return
+            bound = 0.0
         foreign, quiet, said = None, False, False
         while True:
             with plan.host.window(owned=False) as window:
@@ -173,7 +182,7 @@ class MeasuredRunsMixin:
             foreign = load.get("foreign")
             quiet = not foreign_load.disturbed(load, plan.limit)
             waited = time.monotonic() - started
-            if quiet or waited >= plan.quiet_wait:
+            if quiet or waited >= bound:
                 break
             if not said:
                 said = True
@@ -182,15 +191,18 @@ class MeasuredRunsMixin:
                          "limit %g; at most %g s)"
                          % (plan.host.name, spec.label, foreign, plan.limit,
                             plan.quiet_wait))
-        if not quiet:
+        if not quiet and bound:
             _stayed_busy[plan.host.name] = time.monotonic()
         if said:
-            LOG.info("host busy: waited %.0f s on %s, %s: measuring %s again"
-                     % (waited, plan.host.name,
-                        "quiet now" if quiet else "still busy", spec.label))
+            LOG.info("host busy: waited %.0f s on %s, %s" % (
+                waited, plan.host.name,
+                "quiet now: measuring %s again" % spec.label if quiet else
+                "still busy: %s stays flagged, not measured again beside "
+                "the load" % spec.label))
         return [spec.label, plan.host.name, round(waited, 1),
                 None if foreign is None else round(foreign, 3),
-                "yes" if quiet else "no (gave up)"]
+                QUIET if quiet else "no (gave up)" if bound
+                else "no (still busy)"]
 
     def _wave(self, plan):
         iteration = self.context.get("iteration", 1)
