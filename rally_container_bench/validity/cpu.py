@@ -44,10 +44,8 @@ def parse_stat(text):
         if words and words[0].startswith("cpu") and words[0][3:].isdigit():
             cpus += 1
         elif words and words[0] == "cpu":
-            values = [int(v) for v in words[1:]]
-            values += [0] * (8 - len(values))
-            # user nice system idle iowait irq softirq steal guest guest_nice
-            cpu = CpuTimes(sum(values[:8]), values[3] + values[4], values[7])
+            values = _columns(words)
+            cpu = _times(values)
             busy = values[0] + values[1] + values[2] + values[5] + values[6]
         elif words and words[0] == "procs_running":
             running = int(words[1])
@@ -61,10 +59,18 @@ def one_cpu(text, number):
     for line in text.splitlines():
         words = line.split()
         if words and words[0] == "cpu%d" % number:
-            values = [int(v) for v in words[1:]] + [0] * 8
-            return CpuTimes(sum(values[:8]), values[3] + values[4],
-                            values[7], 1)
+            return _times(_columns(words))._replace(cpus=1)
     raise ValueError("no cpu%d line in /proc/stat" % number)
+
+
+def _columns(words):
+    values = [int(v) for v in words[1:]]
+    return values + [0] * (8 - len(values))
+
+
+def _times(values):
+    # user nice system idle iowait irq softirq steal guest guest_nice
+    return CpuTimes(sum(values[:8]), values[3] + values[4], values[7])
 
 
 def host_load(before, after):
