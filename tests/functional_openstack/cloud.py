@@ -35,6 +35,14 @@ def compute_hosts():
         return json.load(f)
 
 
+def zun_docker(*args):
+    """The docker CLI's argv for the Zun host's own dockerd (zun.sh)."""
+    import configparser
+    zun_conf = configparser.ConfigParser(interpolation=None)
+    zun_conf.read("/etc/zun/zun.conf")
+    return ["docker", "-H", zun_conf.get("docker", "api_url")] + list(args)
+
+
 def admin_session():
     from keystoneauth1 import loading
     from keystoneauth1 import session
@@ -109,7 +117,7 @@ def remove_zun_orphans(wait=20):
     def unknown():
         known = {c.uuid for c in zun.containers.list(all_projects=True)}
         names = subprocess.run(
-            ["docker", "ps", "-a", "--format", "{{.Names}}"],
+            zun_docker("ps", "-a", "--format", "{{.Names}}"),
             capture_output=True, text=True, check=True).stdout.split()
         return {n[len("zun-"):] for n in names if n.startswith("zun-")
                 and n[len("zun-"):] not in known}
@@ -126,7 +134,7 @@ def remove_zun_orphans(wait=20):
         orphans &= unknown()
     neutron = neutron_client.Client(session=session)
     for orphan in sorted(orphans):
-        subprocess.run(["docker", "rm", "-f", "zun-" + orphan],
+        subprocess.run(zun_docker("rm", "-f", "zun-" + orphan),
                        capture_output=True, check=True)
         for port in neutron.list_ports(device_id=orphan)["ports"]:
             neutron.delete_port(port["id"])

@@ -34,8 +34,9 @@ def forget_zun_network(name):
 
 def docker_networks(name):
     """Docker networks of that exact name on Zun's Docker Engine."""
-    out = subprocess.run(["docker", "network", "ls", "--format",
-                          "{{.Name}}"], capture_output=True, text=True,
+    out = subprocess.run(aio.zun_docker("network", "ls", "--format",
+                                        "{{.Name}}"),
+                         capture_output=True, text=True,
                          check=True).stdout.split()
     return [n for n in out if n == name]
 

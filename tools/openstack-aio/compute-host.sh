@@ -8,22 +8,9 @@
 set -eu
 netns=$1 cpus=$2 lxcfs=$3 config=$4 cgroup=$5 name=${6:-}
 
-if [ -d /sys/fs/cgroup/cpuset ]; then
-    # cgroup v1: the cpuset hierarchy
-    dir=/sys/fs/cgroup/cpuset/$cgroup
-    mkdir -p "$dir"
-    cat /sys/fs/cgroup/cpuset/cpuset.mems > "${dir%/*}/cpuset.mems"
-    cat /sys/fs/cgroup/cpuset/cpuset.cpus > "${dir%/*}/cpuset.cpus"
-    echo "$cpus" > "$dir/cpuset.cpus"
-    cat /sys/fs/cgroup/cpuset/cpuset.mems > "$dir/cpuset.mems"
-else
-    # cgroup v2: cpuset enabled down to the host's group
-    dir=/sys/fs/cgroup/$cgroup
-    mkdir -p "$dir"
-    echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control
-    echo +cpuset > "${dir%/*}/cgroup.subtree_control"
-    echo "$cpus" > "$dir/cpuset.cpus"
-fi
+# shellcheck source=cpuset.sh
+. "$(dirname "$0")/cpuset.sh"
+dir=$(cpuset_group "$cgroup" "$cpus")
 echo $$ > "$dir/cgroup.procs"
 
 # lxcfs answers a read of its stat with the CPUs of the reader's cpuset

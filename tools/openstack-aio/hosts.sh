@@ -7,7 +7,8 @@
 # of its own (aio-<name>, on the management bridge rcb-mgmt0 at
 # 10.118.0.1x), confined to the CPUs its compute service runs instances
 # on (Nova's [compute] cpu_shared_set: the first host of a kind on CPU 0,
-# the second on CPU 1), and reading /proc/stat as lxcfs shows it to a
+# the second on CPU 1; the Zun host's dockerd puts its containers in a
+# cgroup of CPU 1, zun-dockerd.sh), and reading /proc/stat as lxcfs shows it to a
 # process confined there: the busy time of that host's CPUs only. So a
 # twin runs where its instance runs, and a load on one CPU is seen on the
 # host of that CPU and not on the other: a reading taken on the Rally host
@@ -36,8 +37,8 @@ aio_hosts() {
         i=$(( i + 1 ))
     done
     if declare -F zun_enabled >/dev/null && zun_enabled; then
-        # The Zun host is this machine: all of its CPUs.
-        echo "$AIO_ZUN_HOST 10.118.0.$(( 11 + i )) 0-$last"
+        # its containers on the same CPU (zun-dockerd.sh)
+        echo "$AIO_ZUN_HOST 10.118.0.$(( 11 + i )) $(zun_host_cpus)"
     fi
 }
 
@@ -79,6 +80,10 @@ StrictModes no
 MaxSessions 100
 MaxStartups 100:30:200
 EOF
+        # a login on the Zun host asks its Docker Engine (zun.sh), as one
+        # on a real Zun host asks the only one there
+        [[ $name == aio-* ]] \
+            || echo "SetEnv DOCKER_HOST=$AIO_ZUN_DOCKER" >> "$AIO_HOSTS_DIR/sshd-$name.conf"
     done < <(aio_hosts)
     aio_hosts | python3 -c '
 import json, sys
@@ -142,7 +147,8 @@ hosts_remove() {
         i=$(( i + 1 ))
     done < <(aio_hosts)
     ip link delete "$AIO_MGMT_BRIDGE" 2>/dev/null
-    for dir in /sys/fs/cgroup/cpuset/$AIO_CGROUP/* /sys/fs/cgroup/cpuset/$AIO_CGROUP \
+    # v1: every controller's (Docker's cgroup parent for Zun has them all)
+    for dir in /sys/fs/cgroup/*/$AIO_CGROUP/* /sys/fs/cgroup/*/$AIO_CGROUP \
                /sys/fs/cgroup/$AIO_CGROUP/* /sys/fs/cgroup/$AIO_CGROUP; do
         [ -d "$dir" ] && rmdir "$dir" 2>/dev/null
     done

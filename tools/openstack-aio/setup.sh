@@ -32,7 +32,7 @@
 # Environment: AIO_VIRT_TYPE=kvm on hosts with hardware virtualization
 # (default qemu: TCG), AIO_ZUN=0 to leave Zun out (zun.sh), AIO_CINDER=0
 # to leave Cinder and its Ceph out (cinder.sh), RCBENCH (the
-# rcbench command that starts libvirtd and dockerd).
+# rcbench command that starts libvirtd, and every engine with --engines).
 set -Eeuo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -320,11 +320,8 @@ start_daemons() {
         placement-api) wait_port placement 8778 ;;
         nova-api) wait_port nova 8774 ;;
         neutron-api) wait_port neutron 9696 ;;
-        kuryr-libnetwork)
-            wait_port kuryr-libnetwork "$AIO_KURYR_PORT"
-            "$rcbench" engines start docker >/dev/null
-            aio_log "dockerd answers"
-            ;;
+        kuryr-libnetwork) wait_port kuryr-libnetwork "$AIO_KURYR_PORT" ;;
+        dockerd-zun) wait_for "the Zun host's dockerd" 60 zun_docker info ;;
         zun-api) wait_port zun "$AIO_ZUN_PORT" ;;
         ceph-mon)
             wait_port ceph-mon 6789
@@ -425,16 +422,16 @@ sync_databases_once() {
 }
 
 # What a ready cloud was made of: the code, packages and secrets, and the
-# processes it runs on (every daemon here, the backends, rcbench's dockerd
-# and libvirtd: a restarted dockerd lost Zun's networks, which the full run
-# finds and forgets).
+# processes it runs on (every daemon here, Zun's dockerd among them: a
+# restarted one lost Zun's networks, which the full run finds and forgets;
+# the backends, rcbench's libvirtd).
 ready_key() {
     local name
     schemas_key
     for name in $(aio_daemons | awk '{print $1}'); do
         echo "$name $(aio_pid "$name" || true)"
     done
-    cat /run/rcbench/dockerd.pid /run/rcbench/libvirtd.pid 2>/dev/null || true
+    cat /run/rcbench/libvirtd.pid 2>/dev/null || true
     pidof mariadbd beam.smp memcached || true
     echo "virt=${AIO_VIRT_TYPE:-} zun=${AIO_ZUN:-} cinder=${AIO_CINDER:-}"
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Stop the all-in-one cloud of setup.sh: every daemon it started (reverse
-# order), the instances' libvirt domains, Neutron's dnsmasq and network
-# namespaces, the provider veth pair, mariadb, rabbitmq, memcached and
-# libvirtd. Packages and data stay: setup.sh starts the same cloud again.
+# order, Zun's dockerd among them), the instances' libvirt domains,
+# Neutron's dnsmasq and network namespaces, the provider veth pair,
+# mariadb, rabbitmq, memcached and libvirtd. Packages and data stay:
+# setup.sh starts the same cloud again.
 #   tools/openstack-aio/stop.sh            stop
 #   tools/openstack-aio/stop.sh --purge    also drop the databases, images
 #                                          and instance files (start over)
@@ -25,6 +26,8 @@ purge=false
 # kuryr networks and no kuryr stalls on them).
 if zun_enabled; then
     zun_forget_networks
+    # Zun's image cache in its dockerd, as Nova's and Zun's below
+    zun_docker image prune --all --force >/dev/null 2>&1
 fi
 
 # Without kuryr running, its plugin spec makes dockerd wait for it (15 s)
@@ -97,13 +100,10 @@ if $purge; then
     done
     rm -rf /var/lib/nova/instances-* "$AIO_LXC_ROOTS" /var/lib/glance/images/* /etc/keystone/fernet-keys \
         /etc/keystone/credential-keys /var/lib/neutron/dhcp /var/lib/zun/images \
-        "$AIO_CEPH_DIR"
+        "$AIO_ZUN_DOCKER_ROOT" "$AIO_CEPH_DIR"
 fi
 /etc/init.d/mariadb stop >/dev/null 2>&1
 /etc/init.d/memcached stop >/dev/null 2>&1
 [ -x "$rcbench" ] && "$rcbench" engines stop kvm >/dev/null 2>&1
-if zun_enabled && [ -x "$rcbench" ]; then
-    "$rcbench" engines stop docker >/dev/null 2>&1
-fi
 aio_log "stopped"
 exit 0

@@ -1,6 +1,7 @@
 # Zun (OpenStack's container service) for the all-in-one cloud: zun-api,
-# zun-compute on Docker Engine, kuryr-libnetwork for Neutron ports, and a
-# linuxbridge agent named after the Zun host. Sourced by setup.sh (after
+# zun-compute on a Docker Engine of its own (zun-dockerd.sh: its
+# containers on the Zun host's CPU), kuryr-libnetwork for Neutron ports,
+# and a linuxbridge agent named after the Zun host. Sourced by setup.sh (after
 # common.sh and configure.sh); AIO_ZUN=0 leaves Zun out.
 #
 # Debian bookworm packages no Zun and its Zed oslo/SQLAlchemy are too old
@@ -18,6 +19,19 @@ AIO_ZUN_PIP=(zun==18.0.0 kuryr-libnetwork==18.0.0 kuryr-lib==3.5.0
 AIO_ZUN_HOST=$(hostname)
 AIO_ZUN_PORT=9517
 AIO_KURYR_PORT=23750
+# The Zun host's dockerd: not rcbench's (the local engines' and CI's
+# engine faults stop and kill that one), and its containers in a cgroup of
+# the Zun host's CPUs.
+AIO_ZUN_DOCKER_SOCKET=$AIO_RUN/docker-zun.sock
+AIO_ZUN_DOCKER=unix://$AIO_ZUN_DOCKER_SOCKET
+AIO_ZUN_DOCKER_ROOT=/var/lib/rcbench-aio/docker-zun
+AIO_ZUN_DOCKER_CONFIG=$AIO_ETC/docker-zun.json
+
+zun_docker() { docker -H "$AIO_ZUN_DOCKER" "$@"; }
+
+# The Zun host's CPU: the last, as the second host of a Nova kind's. One
+# CPU, not all: a container and its twin then share one, as on aio-lxc.
+zun_host_cpus() { echo $(( $(nproc) - 1 )); }
 
 zun_enabled() { [ "${AIO_ZUN:-1}" != 0 ]; }
 
@@ -77,7 +91,7 @@ heartbeat_timeout_threshold = 0
 [glance]
 images_directory = /var/lib/zun/images
 [docker]
-api_url = unix:///var/run/docker.sock
+api_url = $AIO_ZUN_DOCKER
 # Docker's create/start of a container waits for kuryr's Neutron port:
 # with 16 and 32 at once on 2 cores that took longer than Zun's default
 # 60 s ("Read timed out", the container in Error). KEK's ladder needs more.
@@ -102,6 +116,12 @@ EOF
     # Docker finds network plugins by their spec files.
     mkdir -p /etc/docker/plugins
     echo "http://127.0.0.1:$AIO_KURYR_PORT" > /etc/docker/plugins/kuryr.spec
+    # The OCI runtimes rcbench's dockerd knows (runsc: zun_runtime runsc).
+    "$top/.venv/bin/python" -c 'import json, sys
+from rally_container_bench import opts
+from rally_container_bench.engines.oci import runtimes
+json.dump({"runtimes": runtimes.docker_runtimes(opts.register())},
+          open(sys.argv[1], "w"), indent=1)' "$AIO_ZUN_DOCKER_CONFIG"
     ln -sf /usr/bin/neutron-linuxbridge-agent "$AIO_ETC/bin/lb-agent-zun"
     write_conf "$AIO_ETC/neutron-agent-zun.conf" neutron <<EOF
 [DEFAULT]
@@ -119,6 +139,7 @@ zun_daemons() {
     cat <<EOF
 neutron-linuxbridge-agent-zun root $AIO_ETC/bin/lb-agent-zun --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/plugins/ml2/ml2_conf.ini --config-file=/etc/neutron/plugins/ml2/linuxbridge_agent.ini --config-file=$AIO_ETC/neutron-agent-zun.conf
 kuryr-libnetwork root /usr/bin/env PATH=$bin:/usr/sbin:/usr/bin:/sbin:/bin $bin/kuryr-server --config-file=/etc/kuryr/kuryr.conf
+dockerd-zun root $AIO_HERE/zun-dockerd.sh $(zun_host_cpus) $AIO_CGROUP/zun-containers $AIO_ZUN_DOCKER_SOCKET $AIO_ZUN_DOCKER_ROOT $AIO_ZUN_DOCKER_CONFIG
 zun-api root $bin/zun-api --config-file=/etc/zun/zun.conf --log-file=/var/log/zun/zun-api.log
 zun-compute root /usr/bin/env PATH=$bin:/usr/sbin:/usr/bin:/sbin:/bin GRPC_ENABLE_FORK_SUPPORT=0 $bin/zun-compute --config-file=/etc/zun/zun.conf --log-file=/var/log/zun/zun-compute.log
 EOF
@@ -145,10 +166,10 @@ EOF
 # their networks.
 zun_forget_stale_networks() {
     local name
-    docker info >/dev/null 2>&1 || return 0
+    zun_docker info >/dev/null 2>&1 || return 0
     for name in $(mysql -N -e "SELECT DISTINCT name FROM zun.network" 2>/dev/null); do
         [[ $name =~ ^[0-9a-f-]+$ ]] || continue
-        docker network inspect "$name" >/dev/null 2>&1 && continue
+        zun_docker network inspect "$name" >/dev/null 2>&1 && continue
         mysql -e "DELETE FROM zun.network WHERE name = '$name'" \
             && aio_log "forgot Zun's network $name (Docker has it no more)"
     done
@@ -174,13 +195,13 @@ zun_forget_stale_allocations() {
 # networks, then Zun's rows of them. Needs kuryr-libnetwork running.
 zun_forget_networks() {
     local container network
-    docker info >/dev/null 2>&1 || return 0
-    for container in $(docker ps -aq --filter name=^zun-); do
-        docker rm -f "$container" >/dev/null 2>&1 \
+    zun_docker info >/dev/null 2>&1 || return 0
+    for container in $(zun_docker ps -aq --filter name=^zun-); do
+        zun_docker rm -f "$container" >/dev/null 2>&1 \
             && aio_log "removed leftover Zun container $container"
     done
-    for network in $(docker network ls -q --filter driver=kuryr); do
-        docker network rm "$network" >/dev/null 2>&1
+    for network in $(zun_docker network ls -q --filter driver=kuryr); do
+        zun_docker network rm "$network" >/dev/null 2>&1
     done
     zun_forget_stale_networks
 }
