@@ -3,10 +3,10 @@
 The kata-vs-runc HTTP study's runc vs sandbox, its sandbox half: two containers
 at once through tasks/kvm_vs_docker.yaml with zun_runtime runsc, as
 tasks/args/aio-gvisor.yaml asks (which adds runc and native beside it, and 8 at
-once). The Zun host's dockerd knows runsc because setup.sh registered
-the runtimes rcbench's dockerd has (zun.sh). The mission's plain command (rally task start, no
-rcbench decide) without compute_hosts: its report says per cell that the
-tests ran unpaired, and why. Skips without the cloud.
+once). The Zun host's dockerd knows runsc: setup.sh registers there the
+runtimes rcbench's dockerd has (zun.sh). The mission's plain command (rally
+task start, no rcbench decide) without compute_hosts: its report says per
+cell that the tests ran unpaired, and why. Skips without the cloud.
 """
 
 import json
