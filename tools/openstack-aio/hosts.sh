@@ -147,6 +147,8 @@ hosts_remove() {
         i=$(( i + 1 ))
     done < <(aio_hosts)
     ip link delete "$AIO_MGMT_BRIDGE" 2>/dev/null
+    # the Zun host's dockerd's default bridge (zun-dockerd.sh)
+    ip link delete rcb-zun0 2>/dev/null
     # v1: every controller's (Docker's cgroup parent for Zun has them all)
     for dir in /sys/fs/cgroup/*/$AIO_CGROUP/* /sys/fs/cgroup/*/$AIO_CGROUP \
                /sys/fs/cgroup/$AIO_CGROUP/* /sys/fs/cgroup/$AIO_CGROUP; do

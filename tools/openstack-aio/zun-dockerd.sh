@@ -16,17 +16,23 @@
 set -eu
 cpus=$1 cgroup=$2 socket=$3 root=$4 config=$5
 exec_root=${socket%.sock}
+bridge=rcb-zun0
 
 # shellcheck source=cpuset.sh
 . "$(dirname "$0")/cpuset.sh"
 cpuset_group "$cgroup" "$cpus" >/dev/null
 mkdir -p "$root" "$exec_root" /var/run/docker
-# No bridge and no iptables rules of its own: Zun attaches every container
-# to a Neutron network through kuryr-libnetwork, and docker0 with its NAT
-# rules is rcbench's dockerd's.
+# A default bridge of its own, without addresses outside, and no iptables
+# rules: Zun attaches every container to a Neutron network through
+# kuryr-libnetwork. Not "--bridge none": a dockerd started so deletes
+# docker0, which is rcbench's dockerd's (every local docker container then
+# failed: "could not find bridge docker0").
+ip link show "$bridge" >/dev/null 2>&1 || ip link add "$bridge" type bridge
+ip addr replace 10.119.0.1/24 dev "$bridge"
+ip link set "$bridge" up
 exec unshare --mount --propagation private sh -c '
 mount --bind "$0" /var/run/docker
 exec dockerd --host "unix://$1" --data-root "$2" --config-file "$3" \
     --pidfile "$0/dockerd.pid" --cgroup-parent "/$4" \
-    --bridge none --iptables=false' \
-    "$exec_root" "$socket" "$root" "$config" "$cgroup"
+    --bridge "$5" --iptables=false' \
+    "$exec_root" "$socket" "$root" "$config" "$cgroup" "$bridge"
