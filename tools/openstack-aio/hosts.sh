@@ -8,8 +8,8 @@
 # 10.118.0.1x), confined to the CPUs its compute service runs instances
 # on (Nova's [compute] cpu_shared_set: the first host of a kind on CPU 0,
 # the second on CPU 1; the Zun host's dockerd puts its containers in a
-# cgroup of CPU 1, zun-dockerd.sh), and reading /proc/stat as lxcfs shows it to a
-# process confined there: the busy time of that host's CPUs only. So a
+# cgroup of CPU 1, zun-dockerd.sh), and reading /proc/stat as lxcfs shows
+# it to a process confined there: the busy time of that host's CPUs only. So a
 # twin runs where its instance runs, and a load on one CPU is seen on the
 # host of that CPU and not on the other: a reading taken on the Rally host
 # (all CPUs) instead of the instance's host shows.
@@ -25,10 +25,13 @@ AIO_HOSTS_DIR=$AIO_ETC/hosts
 AIO_LXCFS=/var/lib/rcbench-aio/lxcfs
 AIO_CGROUP=rcbench-aio
 
+# The CPU of a kind's second host and of the Zun host.
+aio_last_cpu() { echo $(( $(nproc) - 1 )); }
+
 # name address cpus: every host of the test cloud.
 aio_hosts() {
     local i=0 name cpus last
-    last=$(( $(nproc) - 1 ))
+    last=$(aio_last_cpu)
     for name in "${AIO_COMPUTES[@]}"; do
         # a kind's first host on CPU 0, its second on the last CPU
         cpus=0
@@ -38,7 +41,7 @@ aio_hosts() {
     done
     if declare -F zun_enabled >/dev/null && zun_enabled; then
         # its containers on the same CPU (zun-dockerd.sh)
-        echo "$AIO_ZUN_HOST 10.118.0.$(( 11 + i )) $(zun_host_cpus)"
+        echo "$AIO_ZUN_HOST 10.118.0.$(( 11 + i )) $last"
     fi
 }
 

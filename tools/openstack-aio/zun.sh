@@ -1,8 +1,9 @@
 # Zun (OpenStack's container service) for the all-in-one cloud: zun-api,
 # zun-compute on a Docker Engine of its own (zun-dockerd.sh: its
-# containers on the Zun host's CPU), kuryr-libnetwork for Neutron ports,
-# and a linuxbridge agent named after the Zun host. Sourced by setup.sh (after
-# common.sh and configure.sh); AIO_ZUN=0 leaves Zun out.
+# containers on the Zun host's one CPU, the last, as aio-lxc-2's),
+# kuryr-libnetwork for Neutron ports, and a linuxbridge agent named after
+# the Zun host. Sourced by setup.sh (after common.sh and configure.sh);
+# AIO_ZUN=0 leaves Zun out.
 #
 # Debian bookworm packages no Zun and its Zed oslo/SQLAlchemy are too old
 # for Zun 18, so Zun and kuryr-libnetwork live in a virtualenv of their
@@ -28,10 +29,6 @@ AIO_ZUN_DOCKER_ROOT=/var/lib/rcbench-aio/docker-zun
 AIO_ZUN_DOCKER_CONFIG=$AIO_ETC/docker-zun.json
 
 zun_docker() { docker -H "$AIO_ZUN_DOCKER" "$@"; }
-
-# The Zun host's CPU: the last, as the second host of a Nova kind's. One
-# CPU, not all: a container and its twin then share one, as on aio-lxc.
-zun_host_cpus() { echo $(( $(nproc) - 1 )); }
 
 zun_enabled() { [ "${AIO_ZUN:-1}" != 0 ]; }
 
@@ -139,7 +136,7 @@ zun_daemons() {
     cat <<EOF
 neutron-linuxbridge-agent-zun root $AIO_ETC/bin/lb-agent-zun --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/plugins/ml2/ml2_conf.ini --config-file=/etc/neutron/plugins/ml2/linuxbridge_agent.ini --config-file=$AIO_ETC/neutron-agent-zun.conf
 kuryr-libnetwork root /usr/bin/env PATH=$bin:/usr/sbin:/usr/bin:/sbin:/bin $bin/kuryr-server --config-file=/etc/kuryr/kuryr.conf
-dockerd-zun root $AIO_HERE/zun-dockerd.sh $(zun_host_cpus) $AIO_CGROUP/zun-containers $AIO_ZUN_DOCKER_SOCKET $AIO_ZUN_DOCKER_ROOT $AIO_ZUN_DOCKER_CONFIG
+dockerd-zun root $AIO_HERE/zun-dockerd.sh $(aio_last_cpu) $AIO_CGROUP/zun-containers $AIO_ZUN_DOCKER_SOCKET $AIO_ZUN_DOCKER_ROOT $AIO_ZUN_DOCKER_CONFIG
 zun-api root $bin/zun-api --config-file=/etc/zun/zun.conf --log-file=/var/log/zun/zun-api.log
 zun-compute root /usr/bin/env PATH=$bin:/usr/sbin:/usr/bin:/sbin:/bin GRPC_ENABLE_FORK_SUPPORT=0 $bin/zun-compute --config-file=/etc/zun/zun.conf --log-file=/var/log/zun/zun-compute.log
 EOF
