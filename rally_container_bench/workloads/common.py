@@ -43,11 +43,26 @@ _STAMP = 'date +%s.%N; exec "$@"'
 _STAMP_LINE = re.compile(r"^(\d+\.\d+)\n")
 # A date without %N (busybox) prints it literally: no stamp, line dropped.
 _UNREADABLE_STAMP_LINE = re.compile(r"^\d+\.[^\n]*\n")
+# The same, first sleeping until $1 (epoch ms on the instance's clock),
+# at most $2 ms: a clock read wrongly must not stall a test. Integer
+# arithmetic only (sh has no other); no wait where date lacks %N.
+_STAMP_AT = (
+    'now=$(date +%s%N); case $now in *[!0-9]*) now=;; esac; '
+    'if [ -n "$now" ]; then w=$(($1 - now / 1000000)); '
+    '[ "$w" -gt "$2" ] && w=$2; '
+    '[ "$w" -gt 0 ] && sleep "$((w / 1000)).$(printf %03d $((w % 1000)))"; '
+    'fi; shift 2; ' + _STAMP)
 
 
-def stamped(argv):
-    """argv run by sh after the instance's clock is printed."""
-    return ["sh", "-c", _STAMP, "sh"] + list(argv)
+def stamped(argv, start=None):
+    """argv run by sh after the instance's clock is printed.
+
+    start: a Start, where the tool starts at a given moment, not before.
+    """
+    if start is None:
+        return ["sh", "-c", _STAMP, "sh"] + list(argv)
+    return ["sh", "-c", _STAMP_AT, "sh", str(int(start.at * 1000)),
+            str(int(start.at_most * 1000))] + list(argv)
 
 
 def split_stamp(stdout):
@@ -57,6 +72,19 @@ def split_stamp(stdout):
         return float(match.group(1)), stdout[match.end():]
     match = _UNREADABLE_STAMP_LINE.match(stdout)
     return None, stdout[match.end():] if match else stdout
+
+
+@dataclasses.dataclass(frozen=True)
+class Start:
+    """A scheduled start of a stamped run.
+
+    at: the instance's clock (epoch seconds) the tool starts at; at_most:
+    the longest it waits for it (a clock read wrongly must not stall a
+    test).
+    """
+
+    at: float
+    at_most: float
 
 
 def untimed(label):
@@ -74,7 +102,8 @@ class Job:
     port inside (network tools), None where it cannot; client: the
     Executor on this host that runs a network tool's client; timed(label):
     the context put around the measured step only; stamp: read the
-    instance's clock just before the tool starts.
+    instance's clock just before the tool starts; start: a Start, when
+    the tool starts at a given moment (a stamped run only).
     """
 
     executor: object
@@ -86,6 +115,7 @@ class Job:
     client: object = None
     timed: object = untimed
     stamp: bool = False
+    start: object = None
 
 
 class Tool(abc.ABC):

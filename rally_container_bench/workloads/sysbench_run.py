@@ -41,12 +41,13 @@ def detect_version(executor, executable, timeout):
 
 
 def run_test(executor, spec, version, executable, workdir, timeout,
-             timed=_untimed, stamp=False):
+             timed=_untimed, stamp=False, start=None):
     """Run one test in ``workdir``; return a TestRun or raise SysbenchError.
 
     fileio files are created before and removed after the run, also when
     the run fails. stamp: the instance's clock is read just before
-    sysbench starts (TestRun.started_inside).
+    sysbench starts (TestRun.started_inside); start: common.Start, where
+    sysbench starts at a given moment (a stamped run only).
     """
     needs_files = spec.test == "fileio"
     if needs_files:
@@ -55,8 +56,9 @@ def run_test(executor, spec, version, executable, workdir, timeout,
     try:
         argv = command.build_argv(spec, version, "run", executable)
         with timed(spec.label):
-            result = executor.run(common.stamped(argv) if stamp else argv,
-                                  timeout, cwd=workdir)
+            result = executor.run(
+                common.stamped(argv, start) if stamp else argv, timeout,
+                cwd=workdir)
         _check(result, spec, "run")
         started, stdout = common.split_stamp(result.stdout) if stamp \
             else (None, result.stdout)
@@ -125,4 +127,4 @@ class Sysbench(common.Tool):
     def run(self, spec, job):
         return run_test(job.executor, spec, job.version, job.sysbench,
                         job.workdir, job.timeout, timed=job.timed,
-                        stamp=job.stamp)
+                        stamp=job.stamp, start=job.start)

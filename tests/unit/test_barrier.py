@@ -95,6 +95,32 @@ class StartBarrierTestCase(unittest.TestCase):
         self.assertTrue(timed_out)
         self.assertGreaterEqual(waited, 0.5)
         self.assertLess(time.monotonic() - started, 2)
+        # never released: its tests start at once, not at a time
+        self.assertIsNone(sync.start_at(1, 0))
+
+    def test_a_release_sets_the_wave_s_start_a_lead_later(self):
+        sync = barrier.StartBarrier(times=3, concurrency=3, points=1,
+                                    timeout=20)
+        found = _run(sync, {1: ([0.0], None), 2: ([0.0], None),
+                            3: ([0.3], None)})
+        released = max(found[i][0][0] for i in found)
+        for iteration in (1, 2, 3):
+            start_at = sync.start_at(iteration, 0)
+            self.assertAlmostEqual(released + barrier.lead(3), start_at,
+                                   delta=0.15)
+
+    def test_a_release_by_a_member_that_left_sets_a_start_too(self):
+        sync = barrier.StartBarrier(times=2, concurrency=2, points=1,
+                                    timeout=20)
+        found = _run(sync, {1: ([0.0], None), 2: ([0.3], 0)})
+        self.assertFalse(found[1][0][1])
+        self.assertAlmostEqual(found[1][0][0] + barrier.lead(2),
+                               sync.start_at(1, 0), delta=0.15)
+
+    def test_the_lead_grows_with_the_wave_and_is_bounded(self):
+        self.assertEqual(0.0, barrier.lead(1))
+        self.assertLess(barrier.lead(2), barrier.lead(8))
+        self.assertEqual(barrier.MAX_LEAD_S, barrier.lead(1000))
 
     def test_an_abort_ends_the_wait(self):
         abort.arm()

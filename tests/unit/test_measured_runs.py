@@ -1,10 +1,12 @@
 """The plan of a test's attempts: barrier points, roles, disturbance."""
 
 import contextlib
+import time
 import unittest
 from unittest import mock
 
 from rally_container_bench.task.scenarios import measured_runs
+from rally_container_bench.validity import clock
 from rally_container_bench.validity import hosts
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -36,6 +38,29 @@ class PlanTestCase(unittest.TestCase):
         iperf = tests_lib.resolve(next(
             n for n in tests_lib.names() if n.startswith("iperf3")))
         self.assertEqual(["instance"], plan.roles(iperf, 0))
+
+
+class ScheduledStartTestCase(unittest.TestCase):
+
+    def test_the_start_is_put_on_the_instance_s_clock(self):
+        # the instance's clock 50 s ahead: read at 150.1 between 100 and
+        # 100.2 on this host's
+        read = clock.ClockRead(sent=100.0, guest=150.1, received=100.2)
+        start = measured_runs.scheduled(time.time() + 1, read)
+        self.assertAlmostEqual(time.time() + 51, start.at, delta=0.1)
+        self.assertAlmostEqual(1 + measured_runs.MAX_EXTRA_WAIT_S,
+                               start.at_most, delta=0.1)
+
+    def test_an_unread_clock_is_taken_for_this_host_s(self):
+        at = time.time() + 1
+        self.assertEqual(at, measured_runs.scheduled(at).at)
+
+    def test_a_start_already_past_waits_for_nothing_but_the_bound(self):
+        start = measured_runs.scheduled(time.time() - 5)
+        self.assertEqual(measured_runs.MAX_EXTRA_WAIT_S, start.at_most)
+
+    def test_no_release_no_schedule(self):
+        self.assertIsNone(measured_runs.scheduled(None))
 
 
 class DisturbedTestCase(unittest.TestCase):

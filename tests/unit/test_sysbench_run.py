@@ -6,6 +6,8 @@ produces on demand. The real paths run in tests/functional.
 """
 
 import os
+import subprocess
+import tempfile
 import time
 import unittest
 
@@ -131,6 +133,51 @@ class StampTestCase(unittest.TestCase):
         # busybox's date prints %N literally: the line goes, no stamp.
         self.assertEqual((None, "sysbench 1.0.20\n"),
                          common.split_stamp("1700000000.N\nsysbench 1.0.20\n"))
+
+    def _scheduled(self, start, path=None):
+        """(the stamp, seconds the whole command took) of a real sh."""
+        env = dict(os.environ, PATH=path or os.environ["PATH"])
+        sent = time.time()
+        out = subprocess.run(common.stamped(["echo", "ran"], start),
+                             capture_output=True, text=True, check=True,
+                             env=env).stdout
+        took = time.time() - sent
+        stamp, rest = common.split_stamp(out)
+        self.assertEqual("ran\n", rest)
+        return stamp, took
+
+    def test_a_scheduled_run_starts_at_its_time_not_before(self):
+        at = time.time() + 0.5
+        stamp, _ = self._scheduled(common.Start(at=at, at_most=5))
+        self.assertGreaterEqual(stamp, at - 0.002)
+        self.assertLess(stamp, at + 0.3)
+
+    def test_a_start_already_past_runs_at_once(self):
+        at = time.time() - 10
+        _, took = self._scheduled(common.Start(at=at, at_most=5))
+        self.assertLess(took, 0.5)
+
+    def test_a_scheduled_wait_is_bounded(self):
+        # a clock read wrongly (the start a minute away) must not stall
+        stamp, took = self._scheduled(common.Start(at=time.time() + 60,
+                                                   at_most=0.3))
+        self.assertGreaterEqual(took, 0.3)
+        self.assertLess(took, 2)
+
+    def test_a_date_without_nanoseconds_starts_at_once(self):
+        # Stand-in for busybox's date (no %N): a date that prints it
+        # literally, first on PATH.
+        with tempfile.TemporaryDirectory() as bin_dir:
+            fake = os.path.join(bin_dir, "date")
+            with open(fake, "w") as f:
+                f.write('#!/bin/sh\necho "1700000000${1#+%s}" | '
+                        'sed "s/%//g"\n')
+            os.chmod(fake, 0o755)
+            stamp, took = self._scheduled(
+                common.Start(at=time.time() + 5, at_most=5),
+                path=bin_dir + os.pathsep + os.environ["PATH"])
+        self.assertIsNone(stamp)
+        self.assertLess(took, 2)
 
     def test_no_date_leaves_the_output_alone(self):
         self.assertEqual((None, "sysbench 1.0.20\n"),

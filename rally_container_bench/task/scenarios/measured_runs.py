@@ -44,6 +44,9 @@ QUIET = "yes"  # a quiet wait's row: the host went quiet
 # Barrier points of one attempt: each of its two runs has two (the wave
 # is there; the wave has read its hosts), then the decision.
 SLOTS = 5
+# A scheduled start waits at most this much beyond its lead: an
+# instance's clock read wrongly must not stall its test.
+MAX_EXTRA_WAIT_S = 1.0
 
 Twin = collections.namedtuple("Twin", "executor executable workdir versions",
                               defaults=(None,))
@@ -235,22 +238,26 @@ class MeasuredRunsMixin:
         outcome.started_clock = self._read_clock(executor) if clocked \
             else None
         label = spec.label if inside else "%s (%s)" % (spec.label, role)
+        start = None
         if plan.sync is not None:
             self._at_start_barrier(plan.point(*at, 2 * slot), label)
         with _window(plan.host, owned=not inside) as window:
             if plan.sync is not None:
-                self._at_start_barrier(plan.point(*at, 2 * slot + 1),
-                                       "%s (hosts read)" % label)
+                start = scheduled(self._at_start_barrier(
+                    plan.point(*at, 2 * slot + 1),
+                    "%s (hosts read)" % label), outcome.started_clock)
             try:
                 if inside:
                     outcome.run = self._run_one(
                         executor, spec, plan.versions, plan.executable,
-                        plan.workdir, plan.timeout, plan.endpoint)
+                        plan.workdir, plan.timeout, plan.endpoint,
+                        start=start)
                 else:
                     outcome.run = self._run_one(
                         executor, spec, plan.twin.versions,
                         plan.twin.executable, plan.twin.workdir,
-                        plan.timeout, None, timed=common.untimed)
+                        plan.timeout, None, timed=common.untimed,
+                        start=start)
             except common.WorkloadError as e:
                 outcome.error = e
         if window.readings:
@@ -308,6 +315,22 @@ class MeasuredRunsMixin:
                 self._metrics_output(spec, outcome.run, found,
                                      versions[spec.tool], twin)
         return " | ".join(failures) or None
+
+
+def scheduled(start_at, clock_read=None):
+    """common.Start of a wave's start (this host's epoch), or None.
+
+    On the instance's clock where it was read (clock_read), else on the
+    one of the host the command runs on, taken for this host's (a
+    host's own offset delays all of its runs alike, by MAX_EXTRA_WAIT_S
+    at most beyond the lead).
+    """
+    if start_at is None:
+        return None
+    offset = clock.clock_offset(clock_read) or 0.0
+    return common.Start(
+        at=start_at + offset,
+        at_most=max(0.0, start_at - time.time()) + MAX_EXTRA_WAIT_S)
 
 
 @contextlib.contextmanager

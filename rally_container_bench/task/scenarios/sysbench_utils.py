@@ -6,6 +6,8 @@ additive StatsTable ("<metric> (<unit>)" rows, aggregated over the
 iterations by Rally), and the place it ran as a complete table.
 """
 
+import time
+
 from rally import exceptions
 from rally.task import atomic
 
@@ -36,14 +38,23 @@ class StartBarrierMixin:
     """
 
     def _at_start_barrier(self, point, label, vote=False):
+        """Wait for the wave at point; the start it set (None: at once).
+
+        The start is this host's time (epoch) the wave's tests start at;
+        its lead left when this instance was released is recorded.
+        """
         sync = barrier.current()
         if sync is None:
-            return
-        waited, timed_out = sync.wait(self.context.get("iteration", 1),
-                                      point, vote=vote)
+            return None
+        iteration = self.context.get("iteration", 1)
+        waited, timed_out = sync.wait(iteration, point, vote=vote)
+        start_at = None if timed_out else sync.start_at(iteration, point)
         self._barrier_next = point + 1
         self.__dict__.setdefault("_barrier_waits", []).append(
-            [label, round(waited, 3), "timed out" if timed_out else "no"])
+            [label, round(waited, 3), "timed out" if timed_out else "no",
+             None if start_at is None
+             else round(start_at - time.time(), 3)])
+        return start_at
 
     def _leave_start_barrier(self):
         """Release the points this iteration will not reach (it failed)."""
@@ -59,9 +70,12 @@ class StartBarrierMixin:
             self.add_output(complete={
                 "title": tables.START_BARRIER,
                 "description": "Seconds this instance waited for the "
-                               "others of its wave before each test",
+                               "others of its wave before each test, and "
+                               "the lead left to the wave's start when it "
+                               "was released",
                 "chart_plugin": "Table",
-                "data": {"cols": ["test", "waited_s", "timed_out"],
+                "data": {"cols": ["test", "waited_s", "timed_out",
+                                  "lead_left_s"],
                          "rows": waits}})
 
 
@@ -190,13 +204,14 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
         self.add_output(additive=table)
 
     def _run_one(self, executor, spec, versions, executable, workdir,
-                 timeout, endpoint, timed=None):
+                 timeout, endpoint, timed=None, start=None):
         # A replayed script's actions already hold the times inside.
         job = common.Job(executor=executor, workdir=workdir, timeout=timeout,
                          version=versions[spec.tool], sysbench=executable,
                          endpoint=endpoint, client=native.NativeExecutor(),
                          timed=timed or self._timer(spec.tool),
-                         stamp=not getattr(executor, "replays", False))
+                         stamp=not getattr(executor, "replays", False),
+                         start=start)
         return tools.of(spec).run(spec, job)
 
     def _versions(self, executor, specs, executable, timeout):
