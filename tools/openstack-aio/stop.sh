@@ -64,6 +64,12 @@ for bridge in $(ip -o link show type bridge 2>/dev/null | awk -F': ' '{print $2}
     ip link delete "$bridge" 2>/dev/null
 done
 ip link delete "$AIO_HOST_IF" 2>/dev/null
+# kuryr-libnetwork's veth pairs (tap<port>@t_c<port>) of a Zun container
+# whose endpoint was never deleted: both ends still in this namespace
+# (found after a CI run, 2026-11-29). Deleting one end deletes the pair.
+for veth in $(ip -o link show type veth 2>/dev/null | awk -F': ' '{print $2}' | grep '^t_c' | cut -d@ -f1); do
+    ip link delete "$veth" 2>/dev/null && aio_log "removed kuryr's leftover veth $veth"
+done
 # The agents' iptables chains (named after their programs, lb-agent-*, and
 # neutron-*) with the jumps into them; every other rule stays.
 for table in filter raw mangle nat; do
