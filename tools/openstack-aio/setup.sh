@@ -141,9 +141,6 @@ start_backends() {
     /etc/init.d/memcached start >/dev/null
     /etc/init.d/rabbitmq-server start >/dev/null
     wait_port rabbitmq 5672
-    # shellcheck disable=SC2046
-    aio_yield $(pgrep -x mariadbd) $(pgrep -x memcached) \
-        $(pgrep -u rabbitmq -f beam.smp)
     # Passwords go on stdin (rabbitmqctl reads one there when the argument
     # is left out), never on a command line, which ps shows to every user.
     # (The list read whole first: see sync_databases' cells.)
