@@ -9,10 +9,10 @@
 # on (Nova's [compute] cpu_shared_set: the first host of a kind on CPU 0,
 # the second on CPU 1; the Zun host's dockerd puts its containers in a
 # cgroup of CPU 1, zun-dockerd.sh), and reading /proc/stat as lxcfs shows
-# it to a process confined there: the busy time of that host's CPUs only. So a
-# twin runs where its instance runs, and a load on one CPU is seen on the
-# host of that CPU and not on the other: a reading taken on the Rally host
-# (all CPUs) instead of the instance's host shows.
+# it to a process confined there: the busy time of that host's CPUs only.
+# So a twin runs where its instance runs, and a load on one CPU is seen on
+# the host of that CPU and not on the other: a reading taken on the Rally
+# host (all CPUs) instead of the instance's host shows.
 #
 # /etc/rcbench-aio/compute-hosts.json is the task argument compute_hosts
 # that reaches them (key: /etc/rcbench-aio/hosts/id_ed25519).
@@ -150,8 +150,6 @@ hosts_remove() {
         i=$(( i + 1 ))
     done < <(aio_hosts)
     ip link delete "$AIO_MGMT_BRIDGE" 2>/dev/null
-    # the Zun host's dockerd's default bridge (zun-dockerd.sh)
-    ip link delete rcb-zun0 2>/dev/null
     # v1: every controller's (Docker's cgroup parent for Zun has them all)
     for dir in /sys/fs/cgroup/*/$AIO_CGROUP/* /sys/fs/cgroup/*/$AIO_CGROUP \
                /sys/fs/cgroup/$AIO_CGROUP/* /sys/fs/cgroup/$AIO_CGROUP; do

@@ -64,6 +64,7 @@ for bridge in $(ip -o link show type bridge 2>/dev/null | awk -F': ' '{print $2}
     ip link delete "$bridge" 2>/dev/null
 done
 ip link delete "$AIO_HOST_IF" 2>/dev/null
+ip link delete "$AIO_ZUN_BRIDGE" 2>/dev/null
 # kuryr-libnetwork's veth pairs (tap<port>@t_c<port>) of a Zun container
 # whose endpoint was never deleted: both ends still in this namespace
 # (found after a CI run, 2026-11-29). Deleting one end deletes the pair.

@@ -5,7 +5,7 @@
 # servers of aio-lxc. So a container and its native twin (run through the
 # Zun host's sshd, confined to the same CPUs) share a CPU, and that host's
 # /proc/stat (lxcfs) is the busy time of its CPUs alone.
-#   zun-dockerd.sh CPUS CGROUP SOCKET ROOT CONFIG
+#   zun-dockerd.sh CPUS CGROUP SOCKET ROOT CONFIG BRIDGE
 # ROOT: its data root. Its exec root is /var/run/docker, as a stock
 # dockerd's, but a directory of its own (SOCKET without ".sock") mounted
 # there in a mount namespace of its own: kuryr-libnetwork refuses a join
@@ -14,9 +14,8 @@
 # that directory on the machine.
 # Runs in the foreground: the test cloud's pid file is dockerd's.
 set -eu
-cpus=$1 cgroup=$2 socket=$3 root=$4 config=$5
+cpus=$1 cgroup=$2 socket=$3 root=$4 config=$5 bridge=$6
 exec_root=${socket%.sock}
-bridge=rcb-zun0
 
 # shellcheck source=cpuset.sh
 . "$(dirname "$0")/cpuset.sh"

@@ -27,6 +27,8 @@ AIO_ZUN_DOCKER_SOCKET=$AIO_RUN/docker-zun.sock
 AIO_ZUN_DOCKER=unix://$AIO_ZUN_DOCKER_SOCKET
 AIO_ZUN_DOCKER_ROOT=/var/lib/rcbench-aio/docker-zun
 AIO_ZUN_DOCKER_CONFIG=$AIO_ETC/docker-zun.json
+# its default bridge (zun-dockerd.sh); stop.sh removes it
+AIO_ZUN_BRIDGE=rcb-zun0
 
 zun_docker() { docker -H "$AIO_ZUN_DOCKER" "$@"; }
 
@@ -136,7 +138,7 @@ zun_daemons() {
     cat <<EOF
 neutron-linuxbridge-agent-zun root $AIO_ETC/bin/lb-agent-zun --config-file=/etc/neutron/neutron.conf --config-file=/etc/neutron/plugins/ml2/ml2_conf.ini --config-file=/etc/neutron/plugins/ml2/linuxbridge_agent.ini --config-file=$AIO_ETC/neutron-agent-zun.conf
 kuryr-libnetwork root /usr/bin/env PATH=$bin:/usr/sbin:/usr/bin:/sbin:/bin $bin/kuryr-server --config-file=/etc/kuryr/kuryr.conf
-dockerd-zun root $AIO_HERE/zun-dockerd.sh $(aio_last_cpu) $AIO_CGROUP/zun-containers $AIO_ZUN_DOCKER_SOCKET $AIO_ZUN_DOCKER_ROOT $AIO_ZUN_DOCKER_CONFIG
+dockerd-zun root $AIO_HERE/zun-dockerd.sh $(aio_last_cpu) $AIO_CGROUP/zun-containers $AIO_ZUN_DOCKER_SOCKET $AIO_ZUN_DOCKER_ROOT $AIO_ZUN_DOCKER_CONFIG $AIO_ZUN_BRIDGE
 zun-api root $bin/zun-api --config-file=/etc/zun/zun.conf --log-file=/var/log/zun/zun-api.log
 zun-compute root /usr/bin/env PATH=$bin:/usr/sbin:/usr/bin:/sbin:/bin GRPC_ENABLE_FORK_SUPPORT=0 $bin/zun-compute --config-file=/etc/zun/zun.conf --log-file=/var/log/zun/zun-compute.log
 EOF
