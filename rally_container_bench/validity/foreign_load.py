@@ -142,19 +142,25 @@ def load(before, after):
     wall = (cpu.elapsed(before.cpu, after.cpu) if before.cpu and after.cpu
             else None) or after.at - before.at
     if wall <= 0 or before.busy is None or after.busy is None:
-        return {"foreign": None, "own": None, "busy": None, "seconds": 0}
+        return {"foreign": None, "own": None, "busy": None,
+                "unplaced": None, "seconds": 0}
     own = max(0.0, after.own - before.own)
     for name, seconds in after.instances.items():
         if name in before.instances:
             own += max(0.0, seconds - before.instances[name])
     busy = after.busy - before.busy
+    unplaced = max(0.0, after.unplaced - before.unplaced)
     return {"foreign": max(0.0, busy - own) / wall, "own": own / wall,
-            "busy": busy / wall, "seconds": wall}
+            "busy": busy / wall, "unplaced": unplaced / wall,
+            "seconds": wall}
 
 
 def disturbed(load, limit):
     """Whether a run's load (load()) is above limit cores of foreign load.
 
+    Also where more than limit cores were the harness's unplaced CPU
+    (hosts.ComputeHost._with_harness): counted as the host's own, they
+    may hide that much foreign load on it.
     /proc/stat counts in ticks: over a short run a few ticks of rounding
     read as tenths of a core, so they are allowed for.
     """
@@ -162,4 +168,4 @@ def disturbed(load, limit):
     if load.get("foreign") is None:
         return False
     slack = SLACK_TICKS / cpu.TICKS / max(load.get("seconds") or 1.0, 1e-3)
-    return load["foreign"] > limit + slack
+    return max(load["foreign"], load.get("unplaced") or 0.0) > limit + slack

@@ -41,8 +41,11 @@ BOOT_ID = "/proc/sys/kernel/random/boot_id"
 LOG = logging.getLogger(__name__)
 
 Reading = collections.namedtuple(
-    "Reading", "at host cpu running busy own instances")
-# busy, own: seconds of CPU since boot; instances: {name: seconds}
+    "Reading", "at host cpu running busy own instances unplaced",
+    defaults=(0.0,))
+# busy, own: seconds of CPU since boot; instances: {name: seconds};
+# unplaced: the part of own that is the harness's CPU on a host that
+# shares this kernel but only some of its CPUs (ComputeHost._with_harness)
 
 
 def _read(path):
@@ -314,6 +317,7 @@ class ComputeHost:
         self.done_file = "/tmp/rcbench-own-%s" % self.key
         self._captured = None  # a window's Readings, from owned() runs
         self._same_kernel = None  # this machine's kernel? (asked once)
+        self.machine_cpus = os.cpu_count() or 1
 
     def _harness_seconds(self):
         """The harness's CPU where this host is this machine, else 0.
@@ -331,7 +335,20 @@ class ComputeHost:
                               foreign_load.harness()) / cpu.TICKS
 
     def _with_harness(self, reading, harness):
-        return reading._replace(own=reading.own + harness)
+        """The reading with the harness's CPU counted as the host's own.
+
+        Where the host has only some of this machine's CPUs (a test
+        cloud's host confined to one), the harness's processes ran on
+        any CPU: what of their CPU was on this host's is unknown, so it
+        is also kept as unplaced (foreign_load.load). Counted whole as
+        own, Rally's bursts beside a test hid a CPU hog on the host's CPU
+        (own 1.05 cores against busy 0.95 on a 1-CPU host, the test at
+        half speed read as undisturbed; 2026-11-29).
+        """
+        unplaced = harness if reading.cpu and reading.cpu.cpus and (
+            reading.cpu.cpus < self.machine_cpus) else 0.0
+        return reading._replace(own=reading.own + harness,
+                                unplaced=unplaced)
 
     def _argv(self, mode, stat_at, sources):
         return ["env", "RCBENCH_OWN=%s" % self.key,

@@ -103,6 +103,19 @@ class ParsingTestCase(unittest.TestCase):
         self.assertAlmostEqual(1.5, load["own"])
         self.assertAlmostEqual(0.5, load["foreign"])
         self.assertAlmostEqual(2.0, load["busy"])
+        self.assertAlmostEqual(0.0, load["unplaced"])
+
+    def test_harness_cpu_that_may_hide_a_hog_disturbs_the_run(self):
+        # a 1-CPU host at half a core of hog, Rally busy elsewhere: own
+        # reads above busy, the hog is hidden, unplaced says so
+        before = _reading(at=0.0, busy=10.0, own=1.0, unplaced=1.0)
+        after = _reading(at=2.0, busy=12.0, own=3.2, unplaced=2.1)
+        load = foreign_load.load(before, after)
+        self.assertAlmostEqual(0.0, load["foreign"])
+        self.assertAlmostEqual(0.55, load["unplaced"])
+        self.assertTrue(foreign_load.disturbed(load, 0.25))
+        self.assertFalse(foreign_load.disturbed(
+            dict(load, unplaced=0.1), 0.25))
 
     def test_disturbed_allows_for_the_ticks_rounding(self):
         slack = foreign_load.SLACK_TICKS / cpu.TICKS
@@ -145,6 +158,10 @@ def _reading(**fields):
                   own=0.0, instances={})
     values.update(fields)
     return hosts.Reading(**values)
+
+
+def _own_unplaced(reading):
+    return reading.own, reading.unplaced
 
 
 # 0.6 s of CPU, however busy the host is (the other test worker, a job).
@@ -223,6 +240,20 @@ class RealHostTestCase(unittest.TestCase):
         found = self.seconds(self.compute_host(same_kernel=True), _neighbour)
         self.assertGreater(found["foreign"], 0.5, found)
         self.assertLess(found["own"], 0.3, found)
+
+    def test_the_harness_is_unplaced_on_a_host_with_some_of_the_cpus(self):
+        # a test cloud's host confined to one of this machine's CPUs:
+        # Rally's CPU ran on any of them
+        host = self.compute_host(same_kernel=True)
+        host.machine_cpus = 2
+        one = _reading(own=1.0, cpu=cpu.CpuTimes(100, 50, 0, cpus=1))
+        both = _reading(own=1.0, cpu=cpu.CpuTimes(200, 100, 0, cpus=2))
+        self.assertEqual((1.5, 0.5), _own_unplaced(
+            host._with_harness(one, 0.5)))
+        self.assertEqual((1.5, 0.0), _own_unplaced(
+            host._with_harness(both, 0.5)))
+        self.assertEqual((1.5, 0.0), _own_unplaced(
+            host._with_harness(_reading(own=1.0), 0.5)))
 
     def test_a_marked_command_on_a_compute_host_is_its_own(self):
         host = self.compute_host()

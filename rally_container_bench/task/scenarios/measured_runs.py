@@ -350,7 +350,7 @@ def _check_row(spec, attempt, outcome, verdicts):
         "%s.%s" % (spec.tool, spec.label), outcome.role, attempt + 1,
         _rounded(host.get("busy")), _rounded(host.get("steal")),
         host.get("running_max"), _rounded(load.get("foreign"), 3),
-        _rounded(load.get("own"), 3),
+        _rounded(load.get("own"), 3), _rounded(load.get("unplaced"), 3),
         "yes" if outcome.disturbed else ("no" if load else ""),
         "" if clock.get("ratio") is None else round(clock["ratio"], 5),
         "yes" if clock.get("mismatch") else ("no" if clock else ""),
@@ -358,11 +358,13 @@ def _check_row(spec, attempt, outcome, verdicts):
 
 
 # host: the host whose load the run's columns were read on (the Rally
-# host, or the instance's compute host).
+# host, or the instance's compute host); unplaced_cores: the part of
+# own_cores that is Rally's CPU on a host with some of its machine's CPUs
+# (foreign_load.disturbed).
 CHECK_COLUMNS = ("test", "run", "attempt", "host_busy", "host_steal",
                  "host_running_max", "foreign_cores", "own_cores",
-                 "disturbed", "clock_ratio", "clock_mismatch", "verdicts",
-                 "host")
+                 "unplaced_cores", "disturbed", "clock_ratio",
+                 "clock_mismatch", "verdicts", "host")
 
 
 def _rounded(value, digits=4):
