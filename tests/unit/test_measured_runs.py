@@ -92,8 +92,9 @@ class ScriptedHost:
 
     name = "compute-1"
 
-    def __init__(self, foreign):
+    def __init__(self, foreign, unplaced=()):
         self.foreign = list(foreign)
+        self.unplaced = list(unplaced)  # Rally's CPU on some of the CPUs
         self.windows = 0
 
     @contextlib.contextmanager
@@ -101,10 +102,12 @@ class ScriptedHost:
         found = hosts.Window(self)
         at, self.windows = self.windows, self.windows + 1
         busy = self.foreign.pop(0) if self.foreign else 0.0
+        rally = self.unplaced.pop(0) if self.unplaced else 0.0
         found.before = hosts.Reading(at, self.name, None, 1, 10.0, 1.0, {})
         yield found
-        found.after = hosts.Reading(at + 1, self.name, None, 1, 10.0 + busy,
-                                    1.0, {})
+        found.after = hosts.Reading(at + 1, self.name, None, 1,
+                                    10.0 + busy + rally, 1.0 + rally, {},
+                                    unplaced=rally)
 
 
 class _Runs(measured_runs.MeasuredRunsMixin):
@@ -117,8 +120,8 @@ class QuietWaitTestCase(unittest.TestCase):
         measured_runs._stayed_busy.clear()
         self.addCleanup(measured_runs._stayed_busy.clear)
 
-    def wait(self, foreign, quiet_wait=30.0):
-        host = ScriptedHost(foreign)
+    def wait(self, foreign, quiet_wait=30.0, unplaced=()):
+        host = ScriptedHost(foreign, unplaced)
         runs = _Runs()
         with mock.patch.object(measured_runs, "QUIET_WINDOW_S", 0.001):
             row = runs._wait_for_quiet(
@@ -142,6 +145,13 @@ class QuietWaitTestCase(unittest.TestCase):
         self.assertEqual((1, "no (still busy)"), (windows, waits[0][4]))
         windows, waits = self.wait([0.1, 0.9])
         self.assertEqual((1, measured_runs.QUIET), (windows, waits[0][4]))
+
+    def test_waits_while_rallys_unplaced_cpu_may_hide_foreign_load(self):
+        with self.assertLogs(measured_runs.__name__, "INFO") as logs:
+            windows, waits = self.wait([0.0, 0.0], unplaced=[0.6, 0.0])
+        self.assertEqual((2, "yes"), (windows, waits[0][4]))
+        self.assertIn("0.00 cores of foreign load, 0.60 of Rally's",
+                      logs.output[0])
 
     def test_nothing_to_wait_for(self):
         self.assertEqual((0, None), self.wait([0.9], quiet_wait=0))

@@ -190,9 +190,10 @@ class MeasuredRunsMixin:
             if not said:
                 said = True
                 LOG.info("host busy: waiting for quiet on %s before "
-                         "measuring %s again (%.2f cores of foreign load, "
+                         "measuring %s again (%.2f cores of foreign load%s, "
                          "limit %g; at most %g s)"
-                         % (plan.host.name, spec.label, foreign, plan.limit,
+                         % (plan.host.name, spec.label, foreign,
+                            _unplaced_said(load), plan.limit,
                             plan.quiet_wait))
         if not quiet and bound:
             _stayed_busy[plan.host.name] = time.monotonic()
@@ -331,6 +332,12 @@ def scheduled(start_at, clock_read=None):
     return common.Start(
         at=start_at + offset,
         at_most=max(0.0, start_at - time.time()) + MAX_EXTRA_WAIT_S)
+
+
+def _unplaced_said(load):
+    unplaced = load.get("unplaced") or 0.0
+    return ", %.2f of Rally's that may hide some" % unplaced \
+        if unplaced > load["foreign"] else ""
 
 
 @contextlib.contextmanager
