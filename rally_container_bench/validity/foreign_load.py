@@ -149,7 +149,9 @@ def load(before, after):
         if name in before.instances:
             own += max(0.0, seconds - before.instances[name])
     busy = after.busy - before.busy
-    unplaced = max(0.0, after.unplaced - before.unplaced)
+    # cumulative at both ends, or not a share of this window
+    unplaced = max(0.0, after.unplaced - before.unplaced) \
+        if before.unplaced and after.unplaced else 0.0
     return {"foreign": max(0.0, busy - own) / wall, "own": own / wall,
             "busy": busy / wall, "unplaced": unplaced / wall,
             "seconds": wall}

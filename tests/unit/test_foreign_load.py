@@ -116,6 +116,9 @@ class ParsingTestCase(unittest.TestCase):
         self.assertTrue(foreign_load.disturbed(load, 0.25))
         self.assertFalse(foreign_load.disturbed(
             dict(load, unplaced=0.1), 0.25))
+        # kept at one end only (a reading without its CPU lines): no share
+        self.assertEqual(0.0, foreign_load.load(
+            before._replace(unplaced=0.0), after)["unplaced"])
 
     def test_disturbed_allows_for_the_ticks_rounding(self):
         slack = foreign_load.SLACK_TICKS / cpu.TICKS
