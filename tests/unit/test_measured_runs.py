@@ -103,11 +103,12 @@ class ScriptedHost:
         at, self.windows = self.windows, self.windows + 1
         busy = self.foreign.pop(0) if self.foreign else 0.0
         rally = self.unplaced.pop(0) if self.unplaced else 0.0
-        found.before = hosts.Reading(at, self.name, None, 1, 10.0, 1.0, {})
+        found.before = hosts.Reading(at, self.name, None, 1, 10.0, 1.0, {},
+                                     unplaced=1.0)
         yield found
         found.after = hosts.Reading(at + 1, self.name, None, 1,
                                     10.0 + busy + rally, 1.0 + rally, {},
-                                    unplaced=rally)
+                                    unplaced=1.0 + rally)
 
 
 class _Runs(measured_runs.MeasuredRunsMixin):
@@ -147,11 +148,11 @@ class QuietWaitTestCase(unittest.TestCase):
         self.assertEqual((1, measured_runs.QUIET), (windows, waits[0][4]))
 
     def test_waits_while_rallys_unplaced_cpu_may_hide_foreign_load(self):
-        with self.assertLogs(measured_runs.__name__, "INFO") as logs:
+        with mock.patch.object(measured_runs, "LOG") as log:
             windows, waits = self.wait([0.0, 0.0], unplaced=[0.6, 0.0])
         self.assertEqual((2, "yes"), (windows, waits[0][4]))
         self.assertIn("0.00 cores of foreign load, 0.60 of Rally's",
-                      logs.output[0])
+                      log.info.call_args_list[0][0][0])
 
     def test_nothing_to_wait_for(self):
         self.assertEqual((0, None), self.wait([0.9], quiet_wait=0))
