@@ -24,7 +24,7 @@ import json
 import os
 import sys
 
-DECIDED = ("equivalent", "worse", "better")
+from rally_container_bench.decide import DECIDED
 
 
 def decided_cells(document):
