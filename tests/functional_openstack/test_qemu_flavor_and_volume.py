@@ -74,8 +74,12 @@ class TunedFlavorAndVolumeTestCase(unittest.TestCase):
         # load limit: the machine's cores (as test_cloud_verdicts', for
         # its reason: the other cloud tests' load is on every host)
         cls.home = aio.aio_rally_home({"foreign_load_limit": os.cpu_count(),
+                                       "saturated_load_share": 1,
                                        "quiet_wait": 0})
         cls.hosts = aio.compute_hosts()
+        # what was there before (another test's, or a killed run's):
+        # not this task's to delete
+        cls.volumes_before = _volume_ids()
         cls.uuid, _ = cls.home.start(
             aio.TASK, "--task-args-file", aio.ARGS, "--task-args",
             json.dumps(dict(TASK_ARGS, compute_hosts=cls.hosts)))
@@ -192,12 +196,19 @@ class TunedFlavorAndVolumeTestCase(unittest.TestCase):
                 self.assertIn(message, proc.stdout + proc.stderr)
 
     def test_the_tuned_flavor_and_the_volume_are_gone(self):
-        from cinderclient import client as cinder_client
         from novaclient import client as nova_client
-        session = aio.admin_session()
-        nova = nova_client.Client("2.1", session=session)
+        made = {flavor["name"] for workload in self.workloads.values()
+                for flavor in workload["contexts"].get("flavors", [])}
+        self.assertIn(True, [name.startswith("rcbench-kek-tuned-")
+                             for name in made], made)
+        nova = nova_client.Client("2.1", session=aio.admin_session())
         self.assertEqual([], [f.name for f in nova.flavors.list(
-            is_public=None) if f.name.startswith("rcbench-kek-tuned")])
-        cinder = cinder_client.Client("3", session=session)
-        self.assertEqual([], [v.id for v in cinder.volumes.list(
-            search_opts={"all_tenants": 1})])
+            is_public=None) if f.name in made])
+        self.assertEqual(set(), _volume_ids() - self.volumes_before)
+
+
+def _volume_ids():
+    """Every project's Cinder volumes."""
+    from cinderclient import client as cinder_client
+    cinder = cinder_client.Client("3", session=aio.admin_session())
+    return {v.id for v in cinder.volumes.list(search_opts={"all_tenants": 1})}

@@ -64,6 +64,9 @@ EOF
 # ceph.conf is world-readable: QEMU (libvirt-qemu) reads it through
 # librbd, and it holds no key. The monitor's "low on space" warning and
 # its stop below 5 % free are for real clusters; this one is disposable.
+# The OSD stops cleanly (its BlueStore unmounted), not at once: after a
+# fast shutdown, stop.sh's SIGTERM, one restart found bad crc32c checksums
+# and the OSD aborted (2026-11-29; stop.sh --purge to start over).
 ceph_configure() {
     mkdir -p "$AIO_CEPH_DIR/mon" "$AIO_CEPH_DIR/mgr/ceph-x" "$AIO_CEPH_DIR/osd"
     [ -s "$AIO_CEPH_DIR/fsid" ] \
@@ -96,6 +99,7 @@ bluestore_block_path = $AIO_CEPH_DIR/osd/block
 bluestore_block_create = true
 bluestore_block_size = $AIO_CEPH_OSD_BYTES
 osd_memory_target = 1073741824
+osd_fast_shutdown = false
 EOF
     if [ ! -e "$AIO_CEPH_DIR/mon/ceph-a/store.db" ]; then
         monmaptool --create --clobber --fsid "$(cat "$AIO_CEPH_DIR/fsid")" \
@@ -122,10 +126,14 @@ ceph_osd_prepare() {
 ceph_osd_up() { ceph osd dump 2>/dev/null | grep -q '^osd.0 up'; }
 
 ceph_pool() {
-    wait_for "ceph osd.0 up" 60 ceph_osd_up
+    if ! wait_for "ceph osd.0 up" 60 ceph_osd_up; then
+        aio_log "ceph-osd is not up; the end of its log ($AIO_LOG/ceph-osd.log):"
+        tail -n 15 "$AIO_LOG/ceph-osd.log" | cut -c1-300 >&2
+        return 1
+    fi
     if ! ceph osd pool ls | grep -qx "$AIO_CEPH_POOL"; then
         ceph osd pool create "$AIO_CEPH_POOL" 16 >/dev/null 2>&1
-        rbd pool init "$AIO_CEPH_POOL"
+        rbd pool init "$AIO_CEPH_POOL" >/dev/null
     fi
 }
 
