@@ -49,9 +49,11 @@ class CloudVerdictsTestCase(unittest.TestCase):
         # Beside the other cloud tests (tox.ini) their load is on every
         # host all along: at the cloud's usual limit every run of a host
         # would be left out as disturbed (seen). The limit is the
-        # machine's cores here, so runs are read and kept;
-        # test_compute_host_load flags a neighbour's load, alone.
+        # machine's cores here (also on a host with no idle CPU: each
+        # has one), so runs are read and kept; test_compute_host_load
+        # flags a neighbour's load, alone.
         cls.home = helpers.RallyHome({"foreign_load_limit": os.cpu_count(),
+                                      "saturated_load_share": 1,
                                       "quiet_wait": 0})
         cls.tmp = tempfile.mkdtemp(prefix="rcbench-cloud-verdicts-")
         cls.results = os.path.join(cls.tmp, "results")

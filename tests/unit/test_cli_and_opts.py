@@ -10,6 +10,7 @@ from oslo_config import generator
 
 from rally_container_bench import cli
 from rally_container_bench import opts
+from rally_container_bench.validity import foreign_load
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures",
                         "sysbench")
@@ -113,6 +114,14 @@ class OptionsTestCase(unittest.TestCase):
         self.assertTrue({"poll_interval", "boot_timeout", "ssh_timeout",
                          "image_cache_dir", "docker_url", "libvirt_uri",
                          "sysbench_path"} <= names)
+
+    def test_the_load_limits_default_to_foreign_loads_own(self):
+        # opts.py may not import the measuring code (test_layering)
+        defaults = {o.name: o.default for o in opts.OPTS}
+        self.assertEqual(foreign_load.DEFAULT_LIMIT,
+                         defaults["foreign_load_limit"])
+        self.assertEqual(foreign_load.SATURATED_SHARE,
+                         defaults["saturated_load_share"])
 
     def test_register_twice_on_a_fresh_conf(self):
         conf = cfg.ConfigOpts()

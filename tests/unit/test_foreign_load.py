@@ -120,6 +120,33 @@ class ParsingTestCase(unittest.TestCase):
         self.assertEqual(0.0, foreign_load.load(
             before._replace(unplaced=0.0), after)["unplaced"])
 
+    def test_a_host_with_no_idle_cpu_is_disturbed_by_less(self):
+        # a 1-CPU host over 2 s of its own ticks: a test at 0.88 cores
+        # beside 0.12 foreign ones (a twin that read 12 % low, 2026-11-29)
+        def over(busy_ticks, own):
+            before = _reading(at=0.0, busy=0.0,
+                              cpu=cpu.CpuTimes(0, 0, 0, cpus=1))
+            after = _reading(at=2.0, busy=busy_ticks, own=own,
+                             cpu=cpu.CpuTimes(2 * cpu.TICKS, 0, 0, cpus=1))
+            return foreign_load.load(before, after)
+
+        full = over(2.0, 1.76)
+        self.assertEqual(1, full["cpus"])
+        self.assertAlmostEqual(0.12, full["foreign"])
+        self.assertTrue(foreign_load.saturated(full))
+        self.assertAlmostEqual(0.25 * 0.33,
+                               foreign_load.limit_for(full, 0.25))
+        self.assertTrue(foreign_load.disturbed(full, 0.25))
+        # share 1: the one limit everywhere
+        self.assertFalse(foreign_load.disturbed(full, 0.25, 1.0))
+        # the same foreign load where a fifth of the CPU stayed idle
+        room = over(1.6, 1.36)
+        self.assertFalse(foreign_load.saturated(room))
+        self.assertEqual(0.25, foreign_load.limit_for(room, 0.25))
+        self.assertFalse(foreign_load.disturbed(room, 0.25))
+        # no CPU count (a reading without the host's ticks): the limit
+        self.assertFalse(foreign_load.saturated(dict(full, cpus=None)))
+
     def test_disturbed_allows_for_the_ticks_rounding(self):
         slack = foreign_load.SLACK_TICKS / cpu.TICKS
         self.assertFalse(foreign_load.disturbed(

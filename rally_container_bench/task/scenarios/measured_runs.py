@@ -75,6 +75,8 @@ class Plan:
     tests: int
     repeats: int = 1
     quiet_wait: float = 0.0  # seconds a re-measure waits for quiet, at most
+    # of limit, where the host had no idle CPU (foreign_load.disturbed)
+    saturated_share: float = foreign_load.SATURATED_SHARE
 
     def point(self, index, repeat, attempt, slot):
         return (((index * self.repeats + repeat) * self.attempts + attempt)
@@ -99,8 +101,10 @@ class Plan:
             facts["repeat"] = "each test measured %d times" % self.repeats
         if self.host is not None:
             facts["foreign_load_limit"] = (
-                "%g cores (a disturbed test is measured again, at most %d "
-                "time(s))" % (self.limit, self.attempts - 1))
+                "%g cores, %.3g where the host had no idle CPU (a "
+                "disturbed test is measured again, at most %d time(s))"
+                % (self.limit, self.limit * self.saturated_share,
+                   self.attempts - 1))
             facts["load_read_on"] = self.host.name
         return facts
 
@@ -116,10 +120,12 @@ class Outcome:
     clock: dict = None
     started_clock: object = None
     limit: float = None
+    saturated_share: float = foreign_load.SATURATED_SHARE
 
     @property
     def disturbed(self):
-        return foreign_load.disturbed(self.load, self.limit)
+        return foreign_load.disturbed(self.load, self.limit,
+                                      self.saturated_share)
 
 
 class MeasuredRunsMixin:
@@ -183,7 +189,8 @@ class MeasuredRunsMixin:
                 return  # not read: nothing to wait for
             load = foreign_load.load(*window.readings)
             foreign = load.get("foreign")
-            quiet = not foreign_load.disturbed(load, plan.limit)
+            quiet = not foreign_load.disturbed(load, plan.limit,
+                                               plan.saturated_share)
             waited = time.monotonic() - started
             if quiet or waited >= bound:
                 break
@@ -228,7 +235,8 @@ class MeasuredRunsMixin:
         executor = plan.executor if inside else plan.twin.executor
         clocked = inside and not executor.on_host and not getattr(
             executor, "replays", False)
-        outcome = Outcome(role, limit=plan.limit)
+        outcome = Outcome(role, limit=plan.limit,
+                          saturated_share=plan.saturated_share)
         # The guest's clock is read before the barriers, the host's first
         # reading between the two: nothing but the test itself follows
         # the wave's last release. (A compute host's reading is a round
@@ -358,6 +366,9 @@ def _check_row(spec, attempt, outcome, verdicts):
         _rounded(host.get("busy")), _rounded(host.get("steal")),
         host.get("running_max"), _rounded(load.get("foreign"), 3),
         _rounded(load.get("own"), 3), _rounded(load.get("unplaced"), 3),
+        "" if not load or outcome.limit is None else _rounded(
+            foreign_load.limit_for(load, outcome.limit,
+                                   outcome.saturated_share), 3),
         "yes" if outcome.disturbed else ("no" if load else ""),
         "" if clock.get("ratio") is None else round(clock["ratio"], 5),
         "yes" if clock.get("mismatch") else ("no" if clock else ""),
@@ -367,10 +378,11 @@ def _check_row(spec, attempt, outcome, verdicts):
 # host: the host whose load the run's columns were read on (the Rally
 # host, or the instance's compute host); unplaced_cores: the part of
 # own_cores that is Rally's CPU on a host with some of its machine's CPUs
-# (foreign_load.disturbed).
+# (foreign_load.disturbed); limit_cores: the foreign cores that disturb
+# the run (a third of foreign_load_limit where the host had no idle CPU).
 CHECK_COLUMNS = ("test", "run", "attempt", "host_busy", "host_steal",
                  "host_running_max", "foreign_cores", "own_cores",
-                 "unplaced_cores", "disturbed", "clock_ratio",
+                 "unplaced_cores", "limit_cores", "disturbed", "clock_ratio",
                  "clock_mismatch", "verdicts", "host")
 
 

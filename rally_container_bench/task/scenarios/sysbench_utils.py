@@ -146,7 +146,8 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
                 twin.executable, timeout)),
             host=host, limit=conf.foreign_load_limit,
             attempts=1 + (conf.remeasure_limit if host else 0),
-            tests=len(specs), repeats=repeat, quiet_wait=conf.quiet_wait)
+            tests=len(specs), repeats=repeat, quiet_wait=conf.quiet_wait,
+            saturated_share=conf.saturated_load_share)
         environment.update(plan.describe())
         self.add_environment(environment)
         failures, checks, records, waits = [], [], [], []
