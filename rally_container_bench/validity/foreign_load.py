@@ -183,10 +183,10 @@ def limit_for(load, limit, saturated_share=SATURATED_SHARE):
 def disturbed(load, limit, saturated_share=SATURATED_SHARE):
     """Whether a run's load (load()) is above limit cores of foreign load.
 
-    saturated_share of limit (default a third) where the host had no idle
-    CPU (saturated). Also where more than limit cores were the harness's
-    unplaced CPU (hosts.ComputeHost._with_harness): counted as the host's
-    own, they may hide that much foreign load on it.
+    saturated_share of limit (default a third) of foreign load where the
+    host had no idle CPU (saturated). Also where more than limit cores
+    were the harness's unplaced CPU (hosts.ComputeHost._with_harness):
+    counted as the host's own, they may hide that much foreign load.
     /proc/stat counts in ticks: over a short run a few ticks of rounding
     read as tenths of a core, so they are allowed for.
     """
@@ -194,5 +194,8 @@ def disturbed(load, limit, saturated_share=SATURATED_SHARE):
     if load.get("foreign") is None:
         return False
     slack = SLACK_TICKS / cpu.TICKS / max(load.get("seconds") or 1.0, 1e-3)
-    return max(load["foreign"], load.get("unplaced") or 0.0) > \
-        limit_for(load, limit, saturated_share) + slack
+    # Rally's unplaced CPU keeps the whole limit: on the test cloud's
+    # 1-CPU hosts at 2 at once it is 0.1-0.3 cores in most runs (a third
+    # of the limit flagged 82 of 256 runs on it alone, 2026-11-29)
+    return load["foreign"] > limit_for(load, limit, saturated_share) \
+        + slack or (load.get("unplaced") or 0.0) > limit + slack

@@ -139,6 +139,11 @@ class ParsingTestCase(unittest.TestCase):
         self.assertTrue(foreign_load.disturbed(full, 0.25))
         # share 1: the one limit everywhere
         self.assertFalse(foreign_load.disturbed(full, 0.25, 1.0))
+        # Rally's unplaced CPU keeps the whole limit there
+        self.assertFalse(foreign_load.disturbed(
+            dict(full, foreign=0.0, unplaced=0.2), 0.25))
+        self.assertTrue(foreign_load.disturbed(
+            dict(full, foreign=0.0, unplaced=0.3), 0.25))
         # the same foreign load where a fifth of the CPU stayed idle
         room = over(1.6, 1.36)
         self.assertFalse(foreign_load.saturated(room))
