@@ -193,7 +193,7 @@ def _cleanup(args):
             owners = []
     matches = rally_tasks.name_matcher(owners)
     if args.env:
-        return _cleanup_cloud(args, matches)
+        return _cleanup_cloud(args, matches, owners)
 
     def unreachable(driver_name, error):
         print("rcbench cleanup: %s not asked: %s" % (driver_name, error),
@@ -215,7 +215,7 @@ def _cleanup(args):
     return 1 if failed else 0
 
 
-def _cleanup_cloud(args, matches):
+def _cleanup_cloud(args, matches, owners):
     from rally_container_bench import cloud_leftovers
 
     cloud = cloud_leftovers.Cloud.of_env(args.env, args.rally_config)
@@ -234,6 +234,11 @@ def _cleanup_cloud(args, matches):
               for image, why in cloud.shared_images(tasks)]
     found += [("flavor %s (%s, %s)" % (flavor.name, flavor.id, why),
                flavor.delete) for flavor, why in cloud.flavors(tasks)]
+    # the users context's last: the containers above may be in them
+    found += [("%s %s (%s, of task %s)" % (kind, thing.name, thing.id,
+                                           args.task),
+               lambda delete=delete, thing=thing: delete(thing))
+              for kind, thing, delete in cloud.rally_users(owners)]
     failed = 0
     for what, delete in found:
         if args.dry_run:
@@ -300,7 +305,8 @@ def build_parser():
                        "on every local engine (e.g. after Rally was "
                        "killed), or with --env a cloud's Zun containers, "
                        "and the shared guest images and flavors of tasks "
-                       "that ended")
+                       "that ended (with --task also its Rally users and "
+                       "projects)")
     p.add_argument("--task", metavar="UUID",
                    help="only this task's instances (default: any task's); "
                         "its workloads are read from Rally's DB")

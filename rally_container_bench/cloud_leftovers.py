@@ -12,6 +12,11 @@ task's last workload deletes, and the flavors each workload makes
 (marked by task/contexts/flavor_owner.py), which its end deletes: a
 Rally killed before that leaves them. With the admin, those of tasks
 that no longer run are listed and deleted.
+
+The projects and users of Rally's ``users`` context (``c_rally_<the
+workload's uuid>_…``), which its cleanup deletes at the workload's end:
+with the admin and a task named (``--task``), its workloads' are deleted
+too; without one nothing tells a killed task's from a running one's.
 """
 
 from rally_container_bench.core import base
@@ -109,6 +114,28 @@ class Cloud:
         return self._of_tasks(
             lambda running: flavor_owner.leftovers(self.clients.nova(),
                                                    running), task_ids)
+
+    def rally_users(self, owners):
+        """[(kind, thing, delete)] of the projects and users of owners.
+
+        owners: the uuids of the task's workloads (Rally names a
+        context's resources after them); admin only.
+        """
+        from rally.task import context
+
+        if not self.as_admin or not owners:
+            return []
+
+        def made_for_owners(name):
+            return any(context.Context.name_matches_object(name, task_id=o)
+                       for o in owners)
+        keystone = self.clients.keystone("3")
+        found = [("user", user, keystone.users.delete)
+                 for user in keystone.users.list()
+                 if made_for_owners(user.name)]
+        return found + [("project", project, keystone.projects.delete)
+                        for project in keystone.projects.list()
+                        if made_for_owners(project.name)]
 
     def _of_tasks(self, find, task_ids):
         """[(thing, why)] of find(running) -> [(thing, its task)].

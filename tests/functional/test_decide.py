@@ -59,12 +59,14 @@ class DecideWithHogTestCase(helpers.DockerRallyTestCase):
         def first_iteration():
             return os.path.exists(log) and "ITER: 1 START" in open(log).read()
         base.wait_until(first_iteration, 300, 0.2, "round 1's first test")
+        first_seen = time.time()
         # A neighbour's job: outside Rally's tree, one core, bounded.
         hog = subprocess.Popen(
             ["timeout", str(HOG_S), "sh", "-c", "while :; do :; done"],
             start_new_session=True)
         self.addCleanup(_stop, hog)
         started = time.monotonic()
+        hog_from = time.time() - first_seen  # 0.2 s after, at most
         output, _ = run.communicate(timeout=900)
         self.assertEqual(0, run.returncode, output[-4000:])
         self.assertGreater(time.monotonic() - started, HOG_S)
@@ -82,7 +84,11 @@ class DecideWithHogTestCase(helpers.DockerRallyTestCase):
         checks = [row for w in helpers.workloads(document)
                   for i in w["data"] for row in _rows(i, "validity")]
         disturbed = [c for c in checks if c["disturbed"] == "yes"]
-        self.assertTrue(disturbed, "no run flagged beside the hog")
+        self.assertTrue(disturbed, "no run flagged beside the hog (it ran "
+                        "%.1f-%.1f s after round 1's first iteration began; "
+                        "the runs: %s; the log: %s)"
+                        % (hog_from, hog_from + HOG_S, _seen(checks),
+                           _timeline(log)))
         # the hog is one core, but a run it overlapped only in part reads
         # less: disturbed means above the limit (0.495 was seen)
         for check in disturbed:
@@ -143,6 +149,20 @@ def _rows(iteration, title):
             cols = table["data"]["cols"]
             return [dict(zip(cols, row)) for row in table["data"]["rows"]]
     return []
+
+
+def _seen(checks):
+    """What a failed assertion shows of the validity rows."""
+    return "; ".join("%s %s busy %s foreign %s %s" % (
+        c["run"], c["attempt"], c["host_busy"], c["foreign_cores"],
+        c["verdicts"]) for c in checks)
+
+
+def _timeline(log):
+    """The rally-task.log lines that say when iterations and waits were."""
+    with open(log) as f:
+        return " | ".join(line.strip()[:160] for line in f
+                          if "ITER" in line or "host busy" in line)
 
 
 def _stop(proc):

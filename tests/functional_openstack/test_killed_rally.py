@@ -5,16 +5,19 @@ workload's end) is found by ``rcbench cleanup --env --task`` and deleted.
 The workload is rally-openstack's Dummy.openstack, sleeping: what is
 tested is the contexts' setup, the kill and the cleanup, not a boot.
 Before, each killed run left an ``rcbench-kek-XXXXXX`` flavor that
-nothing named.
+nothing named, and the project and user of Rally's users context (seen
+at the cloud's next start: ``c_rally_82836a93_*``, 2026-11-29): both go.
 Skips without the cloud.
 """
 
 import os
 import random
+import re
 import subprocess
 import time
 import unittest
 
+from keystoneclient.v3 import client as keystone_client
 import yaml
 
 from rally_container_bench.task.contexts import flavor_owner
@@ -80,3 +83,13 @@ class KilledRallyTestCase(unittest.TestCase):
         self.assertIn("deleted flavor %s (" % FLAVOR, out.stdout)
         self.assertIn("of task %s)" % task, out.stdout)
         self.assertIsNone(self._flavor())
+        # the users context's project and user, named after the workload
+        # (c_rally_<owner part>_<random>): deleted, and none of its left
+        deleted = re.findall(r"deleted (project|user) (c_rally_\w{8})_\w+ \(",
+                             out.stdout)
+        self.assertEqual({"project", "user"}, {kind for kind, _ in deleted})
+        prefixes = tuple({prefix + "_" for _, prefix in deleted})
+        keystone = keystone_client.Client(session=aio.admin_session())
+        self.assertEqual([], [thing.name for thing in keystone.users.list()
+                              + keystone.projects.list()
+                              if thing.name.startswith(prefixes)])
