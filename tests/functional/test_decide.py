@@ -90,9 +90,13 @@ class DecideWithHogTestCase(helpers.DockerRallyTestCase):
                         % (hog_from, hog_from + HOG_S, _seen(checks),
                            _timeline(log)))
         # the hog is one core, but a run it overlapped only in part reads
-        # less: disturbed means above the limit (0.495 was seen)
+        # less: disturbed means above the limit that applied (0.495 was
+        # seen; on a host with no idle CPU a third of it: 0.113, CI
+        # 2026-11-29), or Rally's own CPU above the whole limit
         for check in disturbed:
-            self.assertGreater(float(check["foreign_cores"]), LIMIT)
+            self.assertTrue(
+                float(check["foreign_cores"]) > float(check["limit_cores"])
+                or float(check["unplaced_cores"] or 0) > LIMIT, check)
             self.assertIn(check["verdicts"],
                           ("re-measured", "left out: disturbed"))
         self.assertTrue([c for c in checks if int(c["attempt"]) > 1],
