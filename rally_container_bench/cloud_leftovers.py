@@ -130,12 +130,10 @@ class Cloud:
             return any(context.Context.name_matches_object(name, task_id=o)
                        for o in owners)
         keystone = self.clients.keystone("3")
-        found = [("user", user, keystone.users.delete)
-                 for user in keystone.users.list()
-                 if made_for_owners(user.name)]
-        return found + [("project", project, keystone.projects.delete)
-                        for project in keystone.projects.list()
-                        if made_for_owners(project.name)]
+        return [(kind, thing, manager.delete)
+                for kind, manager in (("user", keystone.users),
+                                      ("project", keystone.projects))
+                for thing in manager.list() if made_for_owners(thing.name)]
 
     def _of_tasks(self, find, task_ids):
         """[(thing, why)] of find(running) -> [(thing, its task)].
