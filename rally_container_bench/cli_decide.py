@@ -7,6 +7,8 @@ import sys
 import yaml
 
 DEFAULTS = {"budget_s": 600, "max_rounds": 6, "pairs_per_round": 3}
+# the decide mapping's keys besides DEFAULTS'
+OTHER_SETTINGS = ("margins", "harness_yields")
 MARGIN_KINDS = ("cpu", "memory", "disk", "network", "footprint", "phase",
                 "default")
 
@@ -51,28 +53,47 @@ def read_task_args(path, text):
     return task_args
 
 
+def settings_of(task_args, given=None):
+    """The decide mapping of the task args (popped), over DEFAULTS.
+
+    given: {key: value or None} from the command line, over the file's.
+    """
+    settings = dict(DEFAULTS, **task_args.pop("decide", {}) or {})
+    for key, value in (given or {}).items():
+        if value is not None:
+            settings[key] = value
+    unknown = sorted(set(settings) - set(DEFAULTS) - set(OTHER_SETTINGS))
+    if unknown:
+        raise ValueError("decide: unknown setting(s) %s; known: %s"
+                         % (", ".join(unknown),
+                            ", ".join(list(DEFAULTS) + list(OTHER_SETTINGS))))
+    if settings["budget_s"] <= 0 or settings["max_rounds"] < 1 \
+            or settings["pairs_per_round"] < 1:
+        raise ValueError("budget_s > 0, max_rounds >= 1 and "
+                         "pairs_per_round >= 1, not %r" % settings)
+    if not isinstance(settings.get("harness_yields", False), bool):
+        raise ValueError("decide: harness_yields is true or false, not %r"
+                         % settings["harness_yields"])
+    return settings
+
+
 def _run(args):
     from rally_container_bench import decide
     from rally_container_bench import rally_reads
     from rally_container_bench.report import render
 
     task_args = read_task_args(args.task_args_file, args.task_args)
-    settings = dict(DEFAULTS, **task_args.pop("decide", {}) or {})
-    for key in DEFAULTS:
-        if getattr(args, key) is not None:
-            settings[key] = getattr(args, key)
+    settings = settings_of(task_args, {key: getattr(args, key)
+                                       for key in DEFAULTS})
     given = sorted((settings.get("margins") or {}).items())
     margins = margins_of(args.margin, ["%s=%s" % item for item in given]
                          + (args.margin_for or []))
-    if settings["budget_s"] <= 0 or settings["max_rounds"] < 1 \
-            or settings["pairs_per_round"] < 1:
-        raise ValueError("budget_s > 0, max_rounds >= 1 and "
-                         "pairs_per_round >= 1, not %r" % settings)
     try:
         summary, report = decide.decide(
             _rally(args.rally_config), args.task, task_args, args.env,
             args.out, settings["budget_s"], settings["max_rounds"],
-            settings["pairs_per_round"], margins)
+            settings["pairs_per_round"], margins,
+            harness_yields=settings.get("harness_yields", False))
     except (decide.DecideError, rally_reads.RallyReadError) as e:
         print("\nrcbench decide: error: %s" % e, file=sys.stderr)
         return 2

@@ -169,22 +169,33 @@ def headline_rows(report, label, step, preset):
 
 
 def decide(rally, task, args, env, out, budget, max_rounds, pairs,
-           margins=None, stream=sys.stdout, tags=("rcbench-decide",)):
+           margins=None, stream=sys.stdout, tags=("rcbench-decide",),
+           harness_yields=False):
     """Run rounds; write the reports into out; return (summary, report).
 
     margins: {kind: fraction or "auto"}; an "auto" kind's margin is chosen
     after round 1 from the spread of its undecided cells' pairs
     (report.sequential.margin_from_noise), its floor the default margin.
+    harness_yields: Rally at the lowest CPU priority (rally_runs.yield_cpu)
+    for a cloud whose compute_hosts run every test and twin over SSH.
     """
     run = SequentialRun(rally, task, args, env, out, budget, max_rounds,
-                        pairs, margins, stream, tags)
+                        pairs, margins, stream, tags, harness_yields)
     return run.run()
 
 
 class SequentialRun:
 
     def __init__(self, rally, task, args, env, out, budget, max_rounds,
-                 pairs, margins, stream, tags=("rcbench-decide",)):
+                 pairs, margins, stream, tags=("rcbench-decide",),
+                 harness_yields=False):
+        if harness_yields and args.get("compute_hosts") is None:
+            raise DecideError(
+                "harness_yields is for a cloud whose compute_hosts run "
+                "every test's native twin over SSH; without them (and "
+                "locally) the twins, and local VMs, are Rally's own "
+                "children and would yield with it")
+        self.harness_yields = harness_yields
         self.rally, self.task, self.args, self.env = rally, task, args, env
         self.reads = rally_reads.RallyReads.of_argv(rally)
         self.tags = list(tags)
@@ -227,6 +238,7 @@ class SequentialRun:
         summary = {
             "rounds": rounds, "budget_s": self.budget,
             "max_rounds": self.looks, "pairs_per_round": self.pairs,
+            "harness_yields": self.harness_yields,
             "elapsed_s": round(self.progress.elapsed(), 1),
             "cells": self.total,
             "decided": self.total - sum(len(t) for t in left.values()),
@@ -309,7 +321,7 @@ class SequentialRun:
             if os.path.exists(self.log_path) else 0
         uuid, code, cut = rally_runs.run_round(
             self.rally, self.task, round_args, self.env, self.log_path,
-            self.progress, plan, self.tags)
+            self.progress, plan, self.tags, interrupt, self.harness_yields)
         if interrupt.seen and uuid is None:
             return None, False
         status = self.reads.status(uuid) if uuid \

@@ -18,7 +18,10 @@ def run_decided(rally, options, run_dir, log, tags):
 
     args = cli_decide.read_task_args(options.task_args_file,
                                      options.task_args)
-    settings = dict(cli_decide.DEFAULTS, **args.pop("decide", {}) or {})
+    try:
+        settings = cli_decide.settings_of(args)
+    except ValueError as e:
+        return [], "not run: %s" % e, False
     margins = cli_decide.margins_of(
         0.02, ["%s=%s" % item for item in sorted(
             (settings.get("margins") or {}).items())])
@@ -29,7 +32,7 @@ def run_decided(rally, options, run_dir, log, tags):
             rally.argv, options.task, args, options.env, run_dir,
             settings["budget_s"], settings["max_rounds"],
             settings["pairs_per_round"], margins, stream=_LogStream(log),
-            tags=tags)
+            tags=tags, harness_yields=settings.get("harness_yields", False))
     except (decide.DecideError, rally_reads.RallyReadError) as e:
         return [], "not run: %s" % e, False
     uuids = summary["tasks"]

@@ -72,12 +72,15 @@ def minutes(seconds):
     return "%d:%02d" % (seconds // 60, seconds % 60)
 
 
-def run_round(rally, task, args, env, log_path, progress, plan, tags=None):
+def run_round(rally, task, args, env, log_path, progress, plan, tags=None,
+              interrupt=None, harness_yields=False):
     """Run one round's task.
 
     Returns its uuid (None: it did not start), Rally's exit status, and
     whether the budget, spent during the round, ended it after a workload
     (BudgetStop). tags: the task's Rally tags (default rcbench-decide).
+    harness_yields: Rally runs in a session of its own at the lowest
+    priority (yield_cpu); interrupt (Interrupt) then passes Ctrl-C on.
     """
     planned = sum(cell[3] for cell in plan)
     progress.update(done=0, planned=planned, where=_where(plan, 0))
@@ -88,7 +91,49 @@ def run_round(rally, task, args, env, log_path, progress, plan, tags=None):
                      "--env", env] + [word for tag in (tags or [
                          "rcbench-decide"]) for word in ("--tag", tag)],
             stdout=log, stderr=subprocess.STDOUT,
-            env=dict(os.environ, COLUMNS="200"))
+            env=dict(os.environ, COLUMNS="200"),
+            start_new_session=harness_yields)
+    if harness_yields:
+        yield_cpu(proc.pid, log_path)
+        if interrupt is not None:
+            interrupt.forward_to = proc
+    try:
+        return _follow(proc, rally, log_path, offset, progress, plan)
+    finally:
+        if interrupt is not None:
+            interrupt.forward_to = None
+
+
+def yield_cpu(pid, log_path):
+    """The lowest CPU priority for process pid's session, and for pid.
+
+    Where the kernel groups processes by session (autogroup, Debian's
+    default) a process's nice only weighs within its session, so the
+    session's autogroup gets nice 19 too. For a Rally host that is one of
+    the compute hosts (an all-in-one or the test cloud): Rally's own CPU
+    (its runner, the SSH client, the reports) then comes out of idle time
+    rather than out of a test or its twin, which sshd starts in sessions
+    of their own on the compute host. Raising a nice needs no privilege.
+    """
+    done = []
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, 19)
+        done.append("nice 19")
+    except OSError:
+        pass
+    try:
+        with open("/proc/%d/autogroup" % pid, "w") as f:
+            f.write("19")
+        done.append("its session's autogroup nice 19")
+    except OSError:
+        pass
+    with open(log_path, "a") as log:
+        log.write("rcbench: harness_yields: Rally (pid %d) at %s\n"
+                  % (pid, " and ".join(done) or "its priority (could "
+                     "not lower it)"))
+
+
+def _follow(proc, rally, log_path, offset, progress, plan):
     uuid, done = None, 0
     stop = BudgetStop(rally, progress, log_path)
     while True:
@@ -184,18 +229,24 @@ def errors(log_path, offset):
 class Interrupt:
     """Ctrl-C during a round: no further round starts.
 
-    Rally (in the same process group) aborts its task; the reports of
-    what finished are still written. A second Ctrl-C stops at once.
+    Rally (in the same process group, or sent it: forward_to) aborts its
+    task; the reports of what finished are still written. A second Ctrl-C
+    stops at once.
     """
 
     def __init__(self):
         self.seen = False
+        # Rally in a session of its own (harness_yields): no terminal's
+        # Ctrl-C reaches it but the one passed on
+        self.forward_to = None
 
     def __enter__(self):
         self._previous = signal.signal(signal.SIGINT, self._on_signal)
         return self
 
     def _on_signal(self, signum, frame):
+        if self.forward_to is not None and self.forward_to.poll() is None:
+            os.killpg(self.forward_to.pid, signal.SIGINT)
         if self.seen:
             raise KeyboardInterrupt
         self.seen = True

@@ -1,0 +1,115 @@
+"""decide's settings and harness_yields: Rally in a session of its own at
+the lowest CPU priority, Ctrl-C passed on to it.
+
+The "Rally" here is a stand-in (a Python one-liner in Rally's place:
+a real Rally task needs an env); the real run on the test cloud is
+tasks/args/aio-decide.yaml's (the guide's cloud page).
+"""
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+from rally_container_bench import cli_decide
+from rally_container_bench import decide
+from rally_container_bench import rally_runs
+
+# Prints what the kernel says of its priority, once the parent had the
+# time to lower it, then Rally's line that names the task.
+STAND_IN = """
+import os, time
+time.sleep(1)
+group = open("/proc/self/autogroup").read().split()[-1] \\
+    if os.path.exists("/proc/self/autogroup") else "none"
+print("sid-is-pid %s nice %d autogroup %s" % (
+    os.getsid(0) == os.getpid(), os.getpriority(os.PRIO_PROCESS, 0), group))
+print("Task 12345678-1234-1234-1234-123456789012: started")
+"""
+
+
+class SettingsTestCase(unittest.TestCase):
+
+    def test_the_files_mapping_over_defaults_and_the_command_line_over(self):
+        args = {"decide": {"budget_s": 900, "harness_yields": True},
+                "platforms": ["native"]}
+        settings = cli_decide.settings_of(args, {"max_rounds": 2,
+                                                 "budget_s": None})
+        self.assertEqual(900, settings["budget_s"])
+        self.assertEqual(2, settings["max_rounds"])
+        self.assertTrue(settings["harness_yields"])
+        self.assertNotIn("decide", args)
+
+    def test_bad_settings_are_refused_by_name(self):
+        for mapping, words in (
+                ({"budget": 600}, "unknown setting(s) budget"),
+                ({"harness_yields": "yes"}, "true or false"),
+                ({"max_rounds": 0}, "max_rounds >= 1")):
+            with self.assertRaises(ValueError) as caught:
+                cli_decide.settings_of({"decide": mapping})
+            self.assertIn(words, str(caught.exception))
+
+    def test_refused_without_compute_hosts_before_anything_runs(self):
+        args = {"platforms": ["native", "docker"], "concurrency": [1],
+                "tests": ["quick-cpu"]}
+        with self.assertRaises(decide.DecideError) as caught:
+            decide.SequentialRun(["false"], "task.yaml", args, "env", "out",
+                                 60, 1, 1, None, io.StringIO(),
+                                 harness_yields=True)
+        self.assertIn("compute_hosts", str(caught.exception))
+
+
+class YieldTestCase(unittest.TestCase):
+
+    def run_stand_in(self, harness_yields):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "rally-task.log")
+            interrupt = rally_runs.Interrupt()
+            uuid, code, _ = rally_runs.run_round(
+                [sys.executable, "-c", STAND_IN], "task.yaml", {}, "env",
+                log, rally_runs.Progress(600, io.StringIO()),
+                [("docker", 1, "quick-cpu", 1)], interrupt=interrupt,
+                harness_yields=harness_yields)
+            self.assertIsNone(interrupt.forward_to)
+            with open(log) as f:
+                return uuid, code, f.read()
+
+    def test_rally_runs_in_its_own_session_at_nice_19(self):
+        uuid, code, text = self.run_stand_in(True)
+        self.assertEqual(("12345678-1234-1234-1234-123456789012", 0),
+                         (uuid, code))
+        self.assertIn("sid-is-pid True nice 19", text)
+        self.assertRegex(text, r"harness_yields: Rally \(pid \d+\) at "
+                               r"nice 19")
+        if os.path.exists("/proc/self/autogroup"):
+            self.assertIn("autogroup 19", text)
+            self.assertIn("its session's autogroup nice 19", text)
+
+    def test_without_it_rally_stays_in_this_session_at_this_priority(self):
+        _, code, text = self.run_stand_in(False)
+        self.assertEqual(0, code)
+        self.assertIn("sid-is-pid False nice %d"
+                      % os.getpriority(os.PRIO_PROCESS, 0), text)
+        self.assertNotIn("harness_yields", text)
+
+
+class ForwardTestCase(unittest.TestCase):
+
+    def test_ctrl_c_reaches_rally_in_its_own_session(self):
+        # a child in a session of its own, as Rally with harness_yields
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(30)"],
+            start_new_session=True)
+        interrupt = rally_runs.Interrupt()
+        interrupt.forward_to = child
+        started = time.monotonic()
+        interrupt._on_signal(signal.SIGINT, None)
+        self.assertTrue(interrupt.seen)
+        self.assertNotEqual(0, child.wait(timeout=10))  # KeyboardInterrupt
+        self.assertLess(time.monotonic() - started, 10)
+        with self.assertRaises(KeyboardInterrupt):  # the second stops at once
+            interrupt._on_signal(signal.SIGINT, None)
