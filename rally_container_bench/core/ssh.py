@@ -68,12 +68,12 @@ class _SSH(sshutils.SSH):
     def execute(self, cmd, stdin=None, timeout=3600):
         """(exit status, stdout, stderr) of cmd, its output read whole.
 
-        sshutils' loop stops reading once the exit status is there. SSH
-        sends the status after the last output, but paramiko's transport
-        thread can take both in between the loop's two checks, and the
-        output's tail was lost: a sysbench summary, 1 of 1152 tests of
-        KEK's ladder on the test cloud (libvirt-LXC at 32, 2026-11-29).
-        Here what is buffered is read before the status is taken.
+        sshutils' loop stops reading once the exit status is there, and
+        the output's tail was lost: a sysbench summary, 1 of 1152 tests of
+        KEK's ladder on the test cloud (libvirt-LXC at 32, 2026-11-29);
+        reading what was buffered with the status still lost 4 of 32 at
+        that step (the status came before the last output): here the
+        output is read to the server's EOF (read_to_exit).
         """
         if stdin is not None:
             raise ValueError("no stdin for commands over SSH here")
@@ -88,13 +88,19 @@ class _SSH(sshutils.SSH):
                 err.decode("utf-8", "replace"))
 
 
-def read_to_exit(session, cmd, host, timeout, poll=0.1):
-    """(stdout, stderr) bytes of a paramiko channel until its exit status.
+def read_to_exit(session, cmd, host, timeout, poll=0.1, after_status=10.0):
+    """(stdout, stderr) bytes of a paramiko channel, to the output's end.
 
+    The end is the server's EOF, not the exit status: sshd can send the
+    status while the command's last output is still on its way (RFC 4254
+    lets it; OpenSSH does when the child exits with output left in its
+    pipe). After the status it waits at most after_status seconds for
+    the EOF (a command that left a child holding its stdout sends none).
     Raises sshutils' SSHTimeout after timeout seconds (0: none).
     """
     out, err = [], []
     deadline = time.monotonic() + timeout if timeout else None
+    status_at = None
     while True:
         read = False
         while session.recv_ready():
@@ -105,9 +111,12 @@ def read_to_exit(session, cmd, host, timeout, poll=0.1):
             read = True
         if read:
             continue
-        # Output sent before the status is buffered once it is there.
-        if session.exit_status_ready() and not session.recv_ready() \
-                and not session.recv_stderr_ready():
+        if status_at is None and session.exit_status_ready():
+            status_at = time.monotonic()
+        if status_at is not None and not session.recv_ready() \
+                and not session.recv_stderr_ready() and (
+                    session.eof_received or session.closed
+                    or time.monotonic() - status_at > after_status):
             return b"".join(out), b"".join(err)
         if deadline is not None and time.monotonic() > deadline:
             raise rally_exceptions.SSHTimeout(
