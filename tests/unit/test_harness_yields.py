@@ -31,6 +31,13 @@ print("sid-is-pid %s nice %d autogroup %s" % (
 print("Task 12345678-1234-1234-1234-123456789012: started")
 """
 
+CATCHES_SIGINT = """
+import signal, sys, time
+signal.signal(signal.SIGINT, lambda *_: sys.exit(3))
+print("ready", flush=True)
+time.sleep(30)
+"""
+
 
 class SettingsTestCase(unittest.TestCase):
 
@@ -100,16 +107,21 @@ class YieldTestCase(unittest.TestCase):
 class ForwardTestCase(unittest.TestCase):
 
     def test_ctrl_c_reaches_rally_in_its_own_session(self):
-        # a child in a session of its own, as Rally with harness_yields
+        # a child in a session of its own, as Rally with harness_yields;
+        # its own handler: a test runner may start it with SIGINT ignored
         child = subprocess.Popen(
-            [sys.executable, "-c", "import time; time.sleep(30)"],
-            start_new_session=True)
+            [sys.executable, "-c", CATCHES_SIGINT], stdout=subprocess.PIPE,
+            text=True, start_new_session=True)
+        self.addCleanup(child.wait)
+        self.addCleanup(child.kill)
+        self.assertEqual("ready\n", child.stdout.readline())
         interrupt = rally_runs.Interrupt()
         interrupt.forward_to = child
         started = time.monotonic()
         interrupt._on_signal(signal.SIGINT, None)
         self.assertTrue(interrupt.seen)
-        self.assertNotEqual(0, child.wait(timeout=10))  # KeyboardInterrupt
+        self.assertEqual(3, child.wait(timeout=10))
         self.assertLess(time.monotonic() - started, 10)
+        child.stdout.close()
         with self.assertRaises(KeyboardInterrupt):  # the second stops at once
             interrupt._on_signal(signal.SIGINT, None)
