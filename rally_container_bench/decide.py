@@ -193,8 +193,8 @@ class SequentialRun:
             raise DecideError(
                 "harness_yields is for a cloud whose compute_hosts run "
                 "every test's native twin over SSH; without them (and "
-                "locally) the twins, and local VMs, are Rally's own "
-                "children and would yield with it")
+                "locally) the native twins are Rally's own children and "
+                "would yield with it")
         self.harness_yields = harness_yields
         self.rally, self.task, self.args, self.env = rally, task, args, env
         self.reads = rally_reads.RallyReads.of_argv(rally)
