@@ -71,7 +71,8 @@ def settings_of(task_args, given=None):
             or settings["pairs_per_round"] < 1:
         raise ValueError("budget_s > 0, max_rounds >= 1 and "
                          "pairs_per_round >= 1, not %r" % settings)
-    if not isinstance(settings.get("harness_yields", False), bool):
+    settings.setdefault("harness_yields", False)
+    if not isinstance(settings["harness_yields"], bool):
         raise ValueError("decide: harness_yields is true or false, not %r"
                          % settings["harness_yields"])
     return settings
@@ -93,7 +94,7 @@ def _run(args):
             _rally(args.rally_config), args.task, task_args, args.env,
             args.out, settings["budget_s"], settings["max_rounds"],
             settings["pairs_per_round"], margins,
-            harness_yields=settings.get("harness_yields", False))
+            harness_yields=settings["harness_yields"])
     except (decide.DecideError, rally_reads.RallyReadError) as e:
         print("\nrcbench decide: error: %s" % e, file=sys.stderr)
         return 2

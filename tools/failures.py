@@ -43,7 +43,7 @@ def main(argv):
     found = _Failures()
     subunit.ByteStreamToStreamResult(
         sys.stdin.buffer, non_subunit_name="stdout").run(found)
-    by_end = collections.OrderedDict()
+    by_end = {}  # in the order the tests failed
     for test in found.failed:
         text = found.tracebacks.get(test, b"").decode("utf-8", "replace")
         by_end.setdefault(tail(text, lines) or "(no traceback)",

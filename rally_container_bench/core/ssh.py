@@ -113,10 +113,13 @@ def read_to_exit(session, cmd, host, timeout, poll=0.1, after_status=10.0):
             continue
         if status_at is None and session.exit_status_ready():
             status_at = time.monotonic()
-        if status_at is not None and not session.recv_ready() \
-                and not session.recv_stderr_ready() and (
-                    session.eof_received or session.closed
-                    or time.monotonic() - status_at > after_status):
+        # the end first, then nothing left: output that came with the EOF
+        # between the two looks is read by the next turn
+        ended = status_at is not None and (
+            session.eof_received or session.closed
+            or time.monotonic() - status_at > after_status)
+        if ended and not session.recv_ready() \
+                and not session.recv_stderr_ready():
             return b"".join(out), b"".join(err)
         if deadline is not None and time.monotonic() > deadline:
             raise rally_exceptions.SSHTimeout(
