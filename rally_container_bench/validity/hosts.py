@@ -178,9 +178,11 @@ def usage_source(pid):
 # appends its CPU ticks, with all it reaped (the readings' commands, the
 # run), to DONE_FILE. So one iteration's readings and twins are not
 # foreign load in another's window on the same host.
-# MODE read: one Reading on stdout. MODE window: ARGV run between a
-# Reading before and one after, both on stderr: no round trip to the
-# Rally host, and no login's work, inside the window.
+# MODE read: one Reading on stdout (sweep-read: the same after removing
+# DONE_FILEs untouched for a day, those of runs that ended: one sweep per
+# host and Rally process). MODE window: ARGV run between a Reading before
+# and one after, both on stderr: no round trip to the Rally host, and no
+# login's work, inside the window.
 _SCRIPT = r"""
 mode=$1; key=$2; done_file=$3; stat_at=$4; sources=$5; shift 5
 stat() { echo "== stat"; grep -E '^(cpu[0-9]*|procs_running) ' /proc/stat; }
@@ -215,7 +217,10 @@ own_done() {
 }
 IFS='
 '
-if [ "$mode" = read ]; then
+if [ "$mode" != window ]; then
+    # sweep-read: first, the files of runs that ended a day ago or more
+    [ "$mode" = read ] || find "${done_file%/*}" -maxdepth 1 -type f \
+        -name 'rcbench-own-*' -mtime +0 -delete 2>/dev/null
     reading "$stat_at"
     own_done
     exit 0
@@ -298,6 +303,10 @@ def parse_reading(text, at, host, sources):
                    own / cpu.TICKS, instances)
 
 
+# The hosts (ComputeHost.key) whose old DONE_FILEs this process removed.
+_SWEPT = set()
+
+
 class ComputeHost:
     """A compute host, read through an executor that runs there.
 
@@ -363,14 +372,16 @@ class ComputeHost:
         # window's inside: read once, at that end
         harness_sent = None if before else self._harness_seconds()
         sent = time.monotonic()
+        mode = "read" if self.key in _SWEPT else "sweep-read"
         result = self.executor.run(
-            self._argv("read", "last" if before else "first", sources),
+            self._argv(mode, "last" if before else "first", sources),
             self.timeout)
         received = time.monotonic()
         # where in the round trip /proc/stat was read
         at = received if before else sent
         harness = self._harness_seconds() if before else harness_sent
         result.check("reading the CPU of compute host %s" % self.name)
+        _SWEPT.add(self.key)
         _, readings = split_readings(result.stdout)
         if not readings:
             raise ValueError("the reading of %s said nothing: %r"

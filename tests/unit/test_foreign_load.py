@@ -12,6 +12,7 @@ import tempfile
 import time
 import types
 import unittest
+from unittest import mock
 
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.validity import cpu
@@ -334,6 +335,32 @@ class RealHostTestCase(unittest.TestCase):
         after = host.read()
         own = (after.own - before.own)
         self.assertGreater(own, 0.35, (before, after))
+
+    def test_a_hosts_first_reading_removes_files_of_runs_ended_a_day_ago(
+            self):
+        state = self.conf.daemon_state_dir
+        host = self.compute_host()
+        host.done_file = os.path.join(state, "rcbench-own-" + host.key)
+
+        def left(name, age_s):
+            path = os.path.join(state, name)
+            with open(path, "w") as f:
+                f.write("12\n")
+            os.utime(path, (time.time() - age_s,) * 2)
+            return path
+        old = left("rcbench-own-gone-harness-compute-x", 2 * 86400)
+        recent = left("rcbench-own-other-harness-compute-x", 3600)
+        other = left("unrelated", 2 * 86400)
+        with mock.patch.object(hosts, "_SWEPT", set()):
+            host.read()
+            self.assertFalse(os.path.exists(old))
+            self.assertTrue(os.path.exists(recent))
+            self.assertTrue(os.path.exists(other))
+            self.assertTrue(os.path.exists(host.done_file))
+            # once per host and process: not at every reading
+            again = left("rcbench-own-another-compute-x", 2 * 86400)
+            self.compute_host().read()
+            self.assertTrue(os.path.exists(again))
 
     def test_an_unmarked_neighbour_on_a_compute_host_is_foreign(self):
         found = self.seconds(self.compute_host(), _neighbour)
