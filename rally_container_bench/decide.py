@@ -176,12 +176,39 @@ def decide(rally, task, args, env, out, budget, max_rounds, pairs,
     margins: {kind: fraction or "auto"}; an "auto" kind's margin is chosen
     after round 1 from the spread of its undecided cells' pairs
     (report.sequential.margin_from_noise), its floor the default margin.
-    harness_yields: Rally at the lowest CPU priority (rally_runs.yield_cpu)
-    for a cloud whose compute_hosts run every test and twin over SSH.
+    harness_yields: Rally at the lowest CPU priority (rally_runs.yield_cpu;
+    how: yield_kind).
     """
     run = SequentialRun(rally, task, args, env, out, budget, max_rounds,
                         pairs, margins, stream, tags, harness_yields)
     return run.run()
+
+
+def yield_kind(args):
+    """How Rally yields the CPU for these task args (harness_yields).
+
+    A cloud task with compute_hosts runs every twin there, over SSH: Rally
+    and its children may all yield. Else the twins are Rally's children:
+    each goes into a session of its own, and only Rally's session yields,
+    through the kernel's autogroup; without autogroup a nice would be
+    inherited by the twins, so the setting is refused.
+    """
+    if args.get("compute_hosts") is not None:
+        return rally_runs.CLOUD
+    try:
+        with open(rally_runs.AUTOGROUP_ENABLED) as f:
+            enabled = f.read().strip() == "1"
+    except OSError:
+        enabled = False
+    if not enabled:
+        raise DecideError(
+            "harness_yields without compute_hosts needs the kernel's "
+            "autogroup (%s is not 1): the native twins are Rally's "
+            "children, and a lower priority of Rally alone would be "
+            "theirs too; set it to 1 (sysctl kernel.sched_autogroup_"
+            "enabled=1) or leave harness_yields out"
+            % rally_runs.AUTOGROUP_ENABLED)
+    return rally_runs.LOCAL
 
 
 class SequentialRun:
@@ -189,13 +216,8 @@ class SequentialRun:
     def __init__(self, rally, task, args, env, out, budget, max_rounds,
                  pairs, margins, stream, tags=("rcbench-decide",),
                  harness_yields=False):
-        if harness_yields and args.get("compute_hosts") is None:
-            raise DecideError(
-                "harness_yields is for a cloud whose compute_hosts run "
-                "every test's native twin over SSH; without them (and "
-                "locally) the native twins are Rally's own children and "
-                "would yield with it")
         self.harness_yields = harness_yields
+        self.yielding = yield_kind(args) if harness_yields else None
         self.rally, self.task, self.args, self.env = rally, task, args, env
         self.reads = rally_reads.RallyReads.of_argv(rally)
         self.tags = list(tags)
@@ -238,7 +260,7 @@ class SequentialRun:
         summary = {
             "rounds": rounds, "budget_s": self.budget,
             "max_rounds": self.looks, "pairs_per_round": self.pairs,
-            "harness_yields": self.harness_yields,
+            "harness_yields": self.yielding or False,
             "elapsed_s": round(self.progress.elapsed(), 1),
             "cells": self.total,
             "decided": self.total - sum(len(t) for t in left.values()),
@@ -321,7 +343,7 @@ class SequentialRun:
             if os.path.exists(self.log_path) else 0
         uuid, code, cut = rally_runs.run_round(
             self.rally, self.task, round_args, self.env, self.log_path,
-            self.progress, plan, self.tags, interrupt, self.harness_yields)
+            self.progress, plan, self.tags, interrupt, self.yielding)
         if interrupt.seen and uuid is None:
             return None, False
         status = self.reads.status(uuid) if uuid \

@@ -13,6 +13,13 @@ import subprocess
 import sys
 import time
 
+from rally_container_bench.engines.native import instance as native
+
+# harness_yields' two kinds: with LOCAL, the native executor starts each
+# command in a session of its own (native.TWINS_APART)
+LOCAL, CLOUD = "local", "cloud"
+AUTOGROUP_ENABLED = "/proc/sys/kernel/sched_autogroup_enabled"
+
 _STARTED = re.compile(r"([0-9a-f-]{36}): started")
 _ITER_END = re.compile(r"\| ITER: \d+ END")
 _WORKLOAD_DONE = re.compile(r"completed (\d+) of (\d+) in general")
@@ -81,20 +88,24 @@ def run_round(rally, task, args, env, log_path, progress, plan, tags=None,
     (BudgetStop). tags: the task's Rally tags (default rcbench-decide).
     harness_yields: Rally runs in a session of its own at the lowest
     priority (yield_cpu); interrupt (Interrupt) then passes Ctrl-C on.
+    LOCAL (its twins are Rally's children, each then started in a session
+    of its own: TWINS_APART) or CLOUD (they run on the compute hosts).
     """
     planned = sum(cell[3] for cell in plan)
     progress.update(done=0, planned=planned, where=_where(plan, 0))
     offset = os.path.getsize(log_path) if os.path.exists(log_path) else 0
+    environ = dict(os.environ, COLUMNS="200")
+    if harness_yields == LOCAL:
+        environ[native.TWINS_APART] = "1"
     with open(log_path, "a") as log:
         proc = subprocess.Popen(
             rally + ["task", "start", task, "--task-args", json.dumps(args),
                      "--env", env] + [word for tag in (tags or [
                          "rcbench-decide"]) for word in ("--tag", tag)],
-            stdout=log, stderr=subprocess.STDOUT,
-            env=dict(os.environ, COLUMNS="200"),
-            start_new_session=harness_yields)
+            stdout=log, stderr=subprocess.STDOUT, env=environ,
+            start_new_session=bool(harness_yields))
     if harness_yields:
-        yield_cpu(proc.pid, log_path)
+        yield_cpu(proc.pid, log_path, process_too=harness_yields == CLOUD)
         if interrupt is not None:
             interrupt.forward_to = proc
     try:
@@ -104,21 +115,25 @@ def run_round(rally, task, args, env, log_path, progress, plan, tags=None,
             interrupt.forward_to = None
 
 
-def yield_cpu(pid, log_path):
-    """The lowest CPU priority for process pid's session, and for pid.
+def yield_cpu(pid, log_path, process_too=True):
+    """The lowest CPU priority for process pid's session (and for pid).
 
     Where the kernel groups processes by session (autogroup, Debian's
     default) a process's nice only weighs within its session, so the
-    session's autogroup gets nice 19 too. For a Rally host that is one of
-    the compute hosts (an all-in-one or the test cloud): Rally's own CPU
-    (its runner, the SSH client, the reports) then comes out of idle time
-    rather than out of a test or its twin, which sshd starts in sessions
-    of their own on the compute host. Raising a nice needs no privilege.
+    session's autogroup gets nice 19. For a Rally host that is one of the
+    compute hosts (an all-in-one or the test cloud), or for local
+    engines: Rally's own CPU (its runner, the SSH or exec clients, the
+    reports) then comes out of idle time rather than out of a test or its
+    twin, which run in sessions (or containers' cgroups) of their own.
+    process_too: pid itself at nice 19 as well, which its children
+    inherit: not for local runs, whose twins are its children. Raising a
+    nice needs no privilege.
     """
     done = []
     try:
-        os.setpriority(os.PRIO_PROCESS, pid, 19)
-        done.append("nice 19")
+        if process_too:
+            os.setpriority(os.PRIO_PROCESS, pid, 19)
+            done.append("nice 19")
     except OSError:
         pass
     try:

@@ -14,9 +14,11 @@ import sys
 import tempfile
 import time
 import unittest
+from unittest import mock
 
 from rally_container_bench import cli_decide
 from rally_container_bench import decide
+from rally_container_bench.engines.native import instance as native
 from rally_container_bench import rally_runs
 
 # Prints what the kernel says of its priority, once the parent had the
@@ -29,8 +31,9 @@ time.sleep(1)
 words = open("/proc/self/autogroup").read().split() \\
     if os.path.exists("/proc/self/autogroup") else []
 group = words[-1] if words else "none"
-print("sid-is-pid %s nice %d autogroup %s" % (
-    os.getsid(0) == os.getpid(), os.getpriority(os.PRIO_PROCESS, 0), group))
+print("sid-is-pid %s nice %d autogroup %s apart %s" % (
+    os.getsid(0) == os.getpid(), os.getpriority(os.PRIO_PROCESS, 0), group,
+    os.environ.get("RCBENCH_TWINS_APART")))
 print("Task 12345678-1234-1234-1234-123456789012: started")
 """
 
@@ -63,14 +66,39 @@ class SettingsTestCase(unittest.TestCase):
                 cli_decide.settings_of({"decide": mapping})
             self.assertIn(words, str(caught.exception))
 
-    def test_refused_without_compute_hosts_before_anything_runs(self):
+    def run_of(self, args):
+        return decide.SequentialRun(["false"], "task.yaml", args, "env",
+                                    "out", 60, 1, 1, None, io.StringIO(),
+                                    harness_yields=True)
+
+    def test_a_cloud_yields_rally_and_its_children_local_its_session(self):
         args = {"platforms": ["native", "docker"], "concurrency": [1],
                 "tests": ["quick-cpu"]}
-        with self.assertRaises(decide.DecideError) as caught:
-            decide.SequentialRun(["false"], "task.yaml", args, "env", "out",
-                                 60, 1, 1, None, io.StringIO(),
-                                 harness_yields=True)
-        self.assertIn("compute_hosts", str(caught.exception))
+        self.assertEqual(rally_runs.CLOUD, self.run_of(
+            dict(args, compute_hosts={"h": {"address": "10.0.0.1"}})
+        ).yielding)
+        if _autogroup_enabled():
+            self.assertEqual(rally_runs.LOCAL, self.run_of(args).yielding)
+
+    def test_locally_refused_without_autogroup_before_anything_runs(self):
+        args = {"platforms": ["native", "docker"], "concurrency": [1],
+                "tests": ["quick-cpu"]}
+        with tempfile.NamedTemporaryFile("w") as off:
+            off.write("0\n")
+            off.flush()
+            with mock.patch.object(rally_runs, "AUTOGROUP_ENABLED",
+                                   off.name):
+                with self.assertRaises(decide.DecideError) as caught:
+                    self.run_of(args)
+        self.assertIn("needs the kernel's autogroup", str(caught.exception))
+
+
+def _autogroup_enabled():
+    try:
+        with open(rally_runs.AUTOGROUP_ENABLED) as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return False
 
 
 class YieldTestCase(unittest.TestCase):
@@ -89,7 +117,7 @@ class YieldTestCase(unittest.TestCase):
                 return uuid, code, f.read()
 
     def test_rally_runs_in_its_own_session_at_nice_19(self):
-        uuid, code, text = self.run_stand_in(True)
+        uuid, code, text = self.run_stand_in(rally_runs.CLOUD)
         self.assertEqual(("12345678-1234-1234-1234-123456789012", 0),
                          (uuid, code), text)
         self.assertIn("sid-is-pid True nice 19", text)
@@ -99,11 +127,24 @@ class YieldTestCase(unittest.TestCase):
             self.assertIn("autogroup 19", text)
             self.assertIn("its session's autogroup nice 19", text)
 
+    def test_locally_only_rallys_session_yields(self):
+        # its children (the native twins) keep this priority, each in a
+        # session of its own
+        uuid, code, text = self.run_stand_in(rally_runs.LOCAL)
+        self.assertEqual(0, code, text)
+        nice = os.getpriority(os.PRIO_PROCESS, 0)
+        self.assertIn("sid-is-pid True nice %d" % nice, text)
+        self.assertIn("apart 1", text)
+        if os.path.exists("/proc/self/autogroup"):
+            self.assertIn("autogroup 19", text)
+            self.assertIn("at its session's autogroup nice 19\n", text)
+
     def test_without_it_rally_stays_in_this_session_at_this_priority(self):
         _, code, text = self.run_stand_in(False)
         self.assertEqual(0, code, text)
         self.assertIn("sid-is-pid False nice %d"
                       % os.getpriority(os.PRIO_PROCESS, 0), text)
+        self.assertIn("apart None", text)
         self.assertNotIn("harness_yields", text)
 
 
@@ -128,3 +169,21 @@ class ForwardTestCase(unittest.TestCase):
         child.stdout.close()
         with self.assertRaises(KeyboardInterrupt):  # the second stops at once
             interrupt._on_signal(signal.SIGINT, None)
+
+
+class TwinsApartTestCase(unittest.TestCase):
+    """A local run's native commands, in Rally's session or their own."""
+
+    SESSION = ["python3", "-c",
+               "import os; print(os.getsid(0) == os.getpid())"]
+
+    def test_apart_where_rally_yields_else_in_its_session(self):
+        with mock.patch.dict(os.environ, {native.TWINS_APART: "1"}):
+            self.assertEqual("True\n",
+                             native.NativeExecutor().run(self.SESSION,
+                                                         30).stdout)
+        with mock.patch.dict(os.environ):
+            os.environ.pop(native.TWINS_APART, None)
+            self.assertEqual("False\n",
+                             native.NativeExecutor().run(self.SESSION,
+                                                         30).stdout)

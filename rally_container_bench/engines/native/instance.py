@@ -5,6 +5,10 @@ argv goes to exec as it is, so no value is ever interpreted by a shell).
 They stay in Rally's process group on purpose: a Ctrl-C on ``rally task
 start`` then reaches them too (in a group of their own they would run on
 after Rally stopped). A timeout kills the child, sysbench threads included.
+Where Rally yields the CPU (``rcbench decide``'s harness_yields, which
+sets TWINS_APART) each runs in a session of its own instead,
+so at the priority of a session of its own, not at Rally's; the worker
+kills it on Ctrl-C (the KeyboardInterrupt below), as on a timeout.
 """
 
 import os
@@ -13,6 +17,9 @@ import subprocess
 import time
 
 from rally_container_bench.core import base
+
+# set in Rally's environment where it yields the CPU (rally_runs)
+TWINS_APART = "RCBENCH_TWINS_APART"
 
 
 class NativeExecutor(base.Executor):
@@ -33,7 +40,8 @@ class NativeExecutor(base.Executor):
             proc = subprocess.Popen(
                 words, cwd=cwd,
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, text=True)
+                stderr=subprocess.PIPE, text=True,
+                start_new_session=os.environ.get(TWINS_APART) == "1")
         except OSError as e:
             raise base.DriverError("cannot start %s: %s" % (argv[0], e))
         try:
