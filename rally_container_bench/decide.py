@@ -195,12 +195,7 @@ def yield_kind(args):
     """
     if args.get("compute_hosts") is not None:
         return rally_runs.CLOUD
-    try:
-        with open(rally_runs.AUTOGROUP_ENABLED) as f:
-            enabled = f.read().strip() == "1"
-    except OSError:
-        enabled = False
-    if not enabled:
+    if not rally_runs.autogroup_enabled():
         raise DecideError(
             "harness_yields without compute_hosts needs the kernel's "
             "autogroup (%s is not 1): the native twins are Rally's "
@@ -216,7 +211,6 @@ class SequentialRun:
     def __init__(self, rally, task, args, env, out, budget, max_rounds,
                  pairs, margins, stream, tags=("rcbench-decide",),
                  harness_yields=False):
-        self.harness_yields = harness_yields
         self.yielding = yield_kind(args) if harness_yields else None
         self.rally, self.task, self.args, self.env = rally, task, args, env
         self.reads = rally_reads.RallyReads.of_argv(rally)

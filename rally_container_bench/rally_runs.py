@@ -130,12 +130,12 @@ def yield_cpu(pid, log_path, process_too=True):
     nice needs no privilege.
     """
     done = []
-    try:
-        if process_too:
+    if process_too:
+        try:
             os.setpriority(os.PRIO_PROCESS, pid, 19)
             done.append("nice 19")
-    except OSError:
-        pass
+        except OSError:
+            pass
     try:
         with open("/proc/%d/autogroup" % pid, "w") as f:
             f.write("19")
@@ -146,6 +146,15 @@ def yield_cpu(pid, log_path, process_too=True):
         log.write("rcbench: harness_yields: Rally (pid %d) at %s\n"
                   % (pid, " and ".join(done) or "its priority (could "
                      "not lower it)"))
+
+
+def autogroup_enabled():
+    """Does the kernel group processes by session (autogroup)?"""
+    try:
+        with open(AUTOGROUP_ENABLED) as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return False
 
 
 def _follow(proc, rally, log_path, offset, progress, plan):

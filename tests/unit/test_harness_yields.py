@@ -77,7 +77,7 @@ class SettingsTestCase(unittest.TestCase):
         self.assertEqual(rally_runs.CLOUD, self.run_of(
             dict(args, compute_hosts={"h": {"address": "10.0.0.1"}})
         ).yielding)
-        if _autogroup_enabled():
+        if rally_runs.autogroup_enabled():
             self.assertEqual(rally_runs.LOCAL, self.run_of(args).yielding)
 
     def test_locally_refused_without_autogroup_before_anything_runs(self):
@@ -91,14 +91,6 @@ class SettingsTestCase(unittest.TestCase):
                 with self.assertRaises(decide.DecideError) as caught:
                     self.run_of(args)
         self.assertIn("needs the kernel's autogroup", str(caught.exception))
-
-
-def _autogroup_enabled():
-    try:
-        with open(rally_runs.AUTOGROUP_ENABLED) as f:
-            return f.read().strip() == "1"
-    except OSError:
-        return False
 
 
 class YieldTestCase(unittest.TestCase):
