@@ -19,6 +19,7 @@ Shapes (random read, 4 KiB blocks, one thread, O_DIRECT unless said):
           out afresh (prepare) before each run, 2 s
   kept    the same files kept from run to run (one prepare per block)
   5s      as quick, 5 s a run
+  1s      as quick, 1 s a run (half the quickstart's cost a pair)
   pinned  as quick, sysbench pinned to one CPU (taskset)
   256m    as quick, 256 MiB in 32 files
   cached  as quick without O_DIRECT: through the page cache
@@ -32,6 +33,9 @@ shapes swap places between runs. The noise is the disk's, not the
 test's shape: plain runs alone pair at 8-14 %, which is where the
 harness's instance-twin pairs were (13.2 %). A +-5 % margin then needs
 ~8-22 pairs a cell (the last column) when the true difference is 0.
+2026-11-29, same host kind, 8 pairs: quick 5.7 %, kept 2.6 %, pinned
+3.7 %, cached 2.1 %; then 12 pairs: quick 4.1 %, 1s 5.9 % (1.47 of
+quick's: half the time a run, twice the pairs), kept 7.7 %.
 """
 
 import argparse
@@ -52,6 +56,7 @@ SHAPES = {
     "quick": ({}, {}),
     "kept": ({}, {"kept": True}),
     "5s": ({"time": 5}, {}),
+    "1s": ({"time": 1}, {}),
     "pinned": ({}, {"cpu": 0}),
     "256m": ({"file_total_size": "256M", "file_num": 32}, {}),
     "cached": ({"file_extra_flags": None}, {}),

@@ -3,8 +3,10 @@
     python -m benchmarks.time_to_verdict [--platforms docker lxc ...]
         [--concurrency 1 2] [--tests quick-cpu quick-memory-read]
         [--times 4] [--budget-s 600] [--max-rounds 3] [--pairs 6]
-        [--pinned-vs-unpinned]
+        [--pinned-vs-unpinned] [--like tasks/args/local-quick.yaml]
 
+--like FILE: the tests and harness_yields of an args file (the
+quickstart's, say), not --tests and no yielding.
 --pinned-vs-unpinned: instead of the old way, the new way twice in one
 run, its pairs unpinned and pinned (each instance and its twin on one
 host CPU): the pair SD per kind of test and the machine seconds per
@@ -30,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import yaml
 
 from rally_container_bench import decide
 from rally_container_bench.report import comparison
@@ -142,6 +146,9 @@ def main():
     parser.add_argument("--max-rounds", type=int, default=3)
     parser.add_argument("--pairs", type=int, default=6,
                         help="the new way's pairs per cell and round")
+    parser.add_argument("--like", metavar="ARGS_FILE",
+                        help="take the tests and harness_yields of this "
+                             "task args file")
     parser.add_argument("--pinned-vs-unpinned", action="store_true",
                         help="the new way with its pairs unpinned, then "
                              "pinned, instead of the old way")
@@ -151,8 +158,15 @@ def main():
                 "pairs_per_round": options.pairs,
                 "margins": {"cpu": "auto", "memory": "auto",
                             "disk": "auto"}}
+    tests = options.tests
+    if options.like:
+        with open(options.like) as f:
+            like = yaml.safe_load(f)
+        tests = like["tests"]
+        settings["harness_yields"] = bool(
+            (like.get("decide") or {}).get("harness_yields"))
     args = {"platforms": ["native"] + options.platforms,
-            "concurrency": options.concurrency, "tests": options.tests,
+            "concurrency": options.concurrency, "tests": tests,
             "times": options.times, "seed": 1}
     cells = decide.cells_of(args)
     home = helpers.RallyHome()

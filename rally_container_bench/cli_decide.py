@@ -78,14 +78,21 @@ def settings_of(task_args, given=None):
     return settings
 
 
+def given_settings(args):
+    """The decide settings the command line gives (None: not given)."""
+    given = {key: getattr(args, key) for key in DEFAULTS}
+    if args.harness_yields is not None:
+        given["harness_yields"] = args.harness_yields == "true"
+    return given
+
+
 def _run(args):
     from rally_container_bench import decide
     from rally_container_bench import rally_reads
     from rally_container_bench.report import render
 
     task_args = read_task_args(args.task_args_file, args.task_args)
-    settings = settings_of(task_args, {key: getattr(args, key)
-                                       for key in DEFAULTS})
+    settings = settings_of(task_args, given_settings(args))
     given = sorted((settings.get("margins") or {}).items())
     margins = margins_of(args.margin, ["%s=%s" % item for item in given]
                          + (args.margin_for or []))
@@ -138,6 +145,10 @@ def add_parser(sub):
     p.add_argument("--pairs-per-round", dest="pairs_per_round", type=int,
                    help="pairs each cell gets per round, in whole waves "
                         "(default %d)" % DEFAULTS["pairs_per_round"])
+    p.add_argument("--harness-yields", dest="harness_yields",
+                   choices=("true", "false"),
+                   help="Rally's own CPU out of the pairs (over the args "
+                        "file's decide: harness_yields)")
     p.add_argument("--margin", type=float, default=0.02,
                    help="equivalence margin (default 0.02)")
     p.add_argument("--margin-for", action="append", metavar="KIND=FRACTION",

@@ -159,6 +159,25 @@ def undecided(report, cells):
     return left
 
 
+def pair_spreads(report, cells):
+    """{kind: [pair SD of each cell's headline metric]}, decided or not.
+
+    All of a kind's cells, not only those round 1 left undecided: those
+    are by selection the noisiest, and two or three of them set a margin
+    for the whole kind from their own spread (cpu +-3 % from 2 cells at
+    2.2 % while the kind's 9 cells paired at a median 0.5 %, 2026-11-29).
+    """
+    spreads = collections.defaultdict(list)
+    for (platform, step), presets in cells.items():
+        label = _label(report, platform)
+        for preset in presets:
+            for row in headline_rows(report, label, step, preset):
+                if row.get("pair_sd") is not None:
+                    spreads[comparison.kind_of(row["metric"])].append(
+                        row["pair_sd"])
+    return spreads
+
+
 def headline_rows(report, label, step, preset):
     spec = tests_lib.resolve(preset)
     prefix = "%s.%s." % (spec.tool, spec.label)
@@ -174,7 +193,7 @@ def decide(rally, task, args, env, out, budget, max_rounds, pairs,
     """Run rounds; write the reports into out; return (summary, report).
 
     margins: {kind: fraction or "auto"}; an "auto" kind's margin is chosen
-    after round 1 from the spread of its undecided cells' pairs
+    after round 1 from the spread of its cells' pairs
     (report.sequential.margin_from_noise), its floor the default margin.
     harness_yields: Rally at the lowest CPU priority (rally_runs.yield_cpu;
     how: yield_kind).
@@ -349,22 +368,14 @@ class SequentialRun:
         return uuid, cut
 
     def _choose_margins(self, document, report):
-        """Margins of the auto kinds from round 1's undecided cells.
+        """Margins of the auto kinds from round 1's cells of each kind.
 
         For the pairs the whole run plans (pairs_per_round x max_rounds),
         so the margin does not hang on how long round 1 took; never above
         MAX_AUTO_MARGIN, beyond which "equivalent" would say nothing.
         """
-        left = undecided(report, self.cells)
         rounds = self.looks
-        spreads = collections.defaultdict(list)
-        for (platform, step), presets in left.items():
-            label = _label(report, platform)
-            for preset in presets:
-                for row in headline_rows(report, label, step, preset):
-                    if row.get("pair_sd") is not None:
-                        spreads[comparison.kind_of(row["metric"])].append(
-                            row["pair_sd"])
+        spreads = pair_spreads(report, self.cells)
         for kind in self.auto:
             sd = statistics.median(spreads[kind]) if spreads[kind] else None
             chosen = sequential.margin_from_noise(
@@ -375,7 +386,7 @@ class SequentialRun:
                                        * rounds, "margin": self.margins[kind]}
             self.progress.say(
                 "margin of %s: +-%g %% (from round 1: pair SD %s over %d "
-                "undecided cells, for the %d pairs a cell may get)"
+                "cells, for the %d pairs a cell may get)"
                 % (kind, 100 * self.margins[kind], "-" if sd is None else
                    "%.2f %%" % (100 * sd), len(spreads[kind]),
                    self.pairs * rounds))

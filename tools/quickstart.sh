@@ -34,6 +34,15 @@ budget=()
     || budget+=(--pairs-per-round "$RCBENCH_PAIRS_PER_ROUND")
 [ -z "${RCBENCH_MAX_ROUNDS:-}" ] \
     || budget+=(--max-rounds "$RCBENCH_MAX_ROUNDS")
+# The args file's harness_yields needs the kernel's autogroup; where a
+# kernel has it off the quickstart still runs, with Rally in the pairs.
+autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || true)
+if [ "$autogroup" != 1 ]; then
+    echo "note: the kernel's autogroup is off (kernel.sched_autogroup_enabled" \
+         "${autogroup:-absent}): Rally's own CPU stays in the pairs" \
+         "(--harness-yields false)"
+    budget+=(--harness-yields false)
+fi
 
 step() { echo "--- [$(date +%H:%M:%S)] $*"; }
 

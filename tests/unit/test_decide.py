@@ -120,6 +120,25 @@ class UndecidedTestCase(unittest.TestCase):
                          left)
 
 
+class PairSpreadsTestCase(unittest.TestCase):
+
+    def test_every_cell_of_a_kind_counts_decided_or_not(self):
+        report = _report({
+            ("qemu-tcg", 1, "sysbench.cpu.events_per_s"): "worse",
+            ("docker-runc", 1, "sysbench.cpu.events_per_s"): "equivalent",
+            ("docker-runc", 2, "sysbench.cpu.events_per_s"): "inconclusive",
+            ("docker-runc", 1, "sysbench.memory.read.mib_per_s"): None})
+        sds = {("qemu-tcg", 1): 0.011, ("docker-runc", 1): 0.004,
+               ("docker-runc", 2): 0.026}
+        for row in report["rows"]:
+            if row["metric"].endswith("events_per_s"):
+                row["pair_sd"] = sds[(row["platform"], row["concurrency"])]
+        spreads = decide.pair_spreads(report, decide.cells_of(ARGS))
+        self.assertEqual([0.004, 0.011, 0.026], sorted(spreads["cpu"]))
+        # a cell with no pairs yet has no spread
+        self.assertNotIn("memory", spreads)
+
+
 class ProgressTestCase(unittest.TestCase):
 
     def test_a_file_gets_a_line_when_the_run_moves_on(self):

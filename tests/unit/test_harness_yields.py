@@ -6,6 +6,7 @@ a real Rally task needs an env); the real run on the test cloud is
 tasks/args/aio-decide.yaml's (the guide's cloud page).
 """
 
+import argparse
 import io
 import os
 import signal
@@ -56,6 +57,19 @@ class SettingsTestCase(unittest.TestCase):
         self.assertEqual(2, settings["max_rounds"])
         self.assertTrue(settings["harness_yields"])
         self.assertNotIn("decide", args)
+
+    def test_the_command_line_turns_it_off_over_the_file(self):
+        parser = argparse.ArgumentParser()
+        cli_decide.add_parser(parser.add_subparsers())
+
+        def settings(*argv):
+            return cli_decide.settings_of(
+                {"decide": {"harness_yields": True}},
+                cli_decide.given_settings(parser.parse_args(
+                    ["decide", "--out", "o"] + list(argv))))
+        self.assertFalse(settings("--harness-yields", "false")[
+            "harness_yields"])
+        self.assertTrue(settings()["harness_yields"])
 
     def test_bad_settings_are_refused_by_name(self):
         for mapping, words in (
