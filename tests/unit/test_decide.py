@@ -139,6 +139,18 @@ class PairSpreadsTestCase(unittest.TestCase):
         self.assertNotIn("memory", spreads)
 
 
+class UpperQuartileTestCase(unittest.TestCase):
+
+    def test_three_cells_in_four_at_or_below_it(self):
+        values = [0.002, 0.005, 0.005, 0.006, 0.008, 0.010, 0.012, 0.022,
+                  0.024]
+        quartile = decide.upper_quartile(values)
+        self.assertEqual(0.012, round(quartile, 6))
+        self.assertGreater(quartile, sorted(values)[len(values) // 2])
+        self.assertEqual(0.01, decide.upper_quartile([0.01]))
+        self.assertIsNone(decide.upper_quartile([]))
+
+
 class ProgressTestCase(unittest.TestCase):
 
     def test_a_file_gets_a_line_when_the_run_moves_on(self):
