@@ -67,7 +67,9 @@ def verdicts(report, cells):
         for preset in presets:
             rows = decide.headline_rows(report, labels.get(platform), step,
                                         preset)
-            found[(labels.get(platform, platform), step, preset)] = (
+            name = preset if isinstance(preset, str) else json.dumps(
+                preset, sort_keys=True)  # a preset with overrides
+            found[(labels.get(platform, platform), step, name)] = (
                 rows[0]["verdict"] if rows else None)
     return found
 
