@@ -33,8 +33,7 @@ import sys
 import tempfile
 import time
 
-import yaml
-
+from rally_container_bench import cli_decide
 from rally_container_bench import decide
 from rally_container_bench.report import comparison
 from tests.functional import helpers
@@ -162,11 +161,10 @@ def main():
                             "disk": "auto"}}
     tests = options.tests
     if options.like:
-        with open(options.like) as f:
-            like = yaml.safe_load(f)
+        like = cli_decide.read_task_args(options.like, None)
         tests = like["tests"]
-        settings["harness_yields"] = bool(
-            (like.get("decide") or {}).get("harness_yields"))
+        settings["harness_yields"] = cli_decide.settings_of(like)[
+            "harness_yields"]
     args = {"platforms": ["native"] + options.platforms,
             "concurrency": options.concurrency, "tests": tests,
             "times": options.times, "seed": 1}
