@@ -70,8 +70,9 @@ OPTS = [
     cfg.FloatOpt("saturated_load_share", default=0.33, min=0, max=1,
                  help="Share of foreign_load_limit that disturbs a test run "
                       "on a host that had no idle CPU over it (less than "
-                      "0.1 cores idle: a 1-CPU compute host, or every CPU "
-                      "busy with tests), where all foreign load comes out "
+                      "0.1 cores idle, or as many of the task's instances "
+                      "as CPUs: a 1-CPU compute host, or every CPU busy "
+                      "with tests), where all foreign load comes out "
                       "of the tests' own time. On the test cloud's 1-CPU "
                       "hosts, twins beside 0.11-0.15 foreign cores read "
                       "11-24 % apart from their instances. 1: the same "

@@ -153,6 +153,28 @@ class ParsingTestCase(unittest.TestCase):
         # no CPU count (a reading without the host's ticks): the limit
         self.assertFalse(foreign_load.saturated(dict(full, cpus=None)))
 
+    def test_as_many_instances_as_cpus_saturate_the_host(self):
+        # 2 CPUs over 1 s, 0.3 cores idle around two 1 s runs at once:
+        # 0.12 foreign cores took 5-8 % off both instances (2026-11-30)
+        def over(instances):
+            before = _reading(at=0.0, busy=0.0,
+                              instances=dict.fromkeys(instances, 0.0),
+                              cpu=cpu.CpuTimes(0, 0, 0, cpus=2))
+            after = _reading(at=1.0, busy=1.7, own=0.0,
+                             instances=dict.fromkeys(instances, 0.79),
+                             cpu=cpu.CpuTimes(2 * cpu.TICKS, 0, 0, cpus=2))
+            return foreign_load.load(before, after)
+
+        both = over(["a", "b"])
+        self.assertEqual(2, both["instances"])
+        self.assertAlmostEqual(0.12, both["foreign"])
+        self.assertTrue(foreign_load.saturated(both))
+        self.assertTrue(foreign_load.disturbed(both, 0.25))
+        one = over(["a"])
+        self.assertFalse(foreign_load.saturated(one))
+        self.assertFalse(foreign_load.disturbed(dict(one, foreign=0.12),
+                                                0.25))
+
     def test_disturbed_allows_for_the_ticks_rounding(self):
         slack = foreign_load.SLACK_TICKS / cpu.TICKS
         self.assertFalse(foreign_load.disturbed(
