@@ -117,25 +117,31 @@ STARTED_HERE = "engines started by this call:"
 def _engines(args):
     conf = opts.register()
     known = daemons.daemons(conf)
-    names = args.engines or sorted(known)
+    drivers = set(registry.INSTANCE_NAMES + registry.LIFECYCLE_NAMES)
+    resolved = daemons.resolve(args.engines or sorted(known), known,
+                               drivers)
     failed = False
     started_here = []
-    for name in names:
-        if name not in known:
-            raise ValueError("no daemon to manage for %r; known: %s"
-                             % (name, ", ".join(sorted(known))))
+    done = set()
+    for name, engine in resolved:
+        if engine is None:
+            print("%s: needs no daemon" % name)
+            continue
+        if engine in done:
+            continue
+        done.add(engine)
         # Start in order, stop in reverse (libvirtd needs virtlogd).
         if args.action == "start":
-            for daemon in known[name]:
+            for daemon in known[engine]:
                 started = daemon.start()
                 print("%s: %s" % (daemon.name, "started" if started
                                   else "already running"))
-                if started and name not in started_here:
-                    started_here.append(name)
+                if started and engine not in started_here:
+                    started_here.append(engine)
                 if started and daemon.after_start:
                     daemon.after_start(print)
         else:
-            for daemon in reversed(known[name]):
+            for daemon in reversed(known[engine]):
                 if daemon.before_stop and daemon.started_pid():
                     try:
                         daemon.before_stop(print)

@@ -21,3 +21,25 @@ def daemons(conf):
     if holder is not None:
         found["podman"] = [holder]
     return found
+
+
+def resolve(names, known, drivers):
+    """[(name, its daemons' key in known, or None)] for each name.
+
+    A name is a key of known (an engine with daemons), or a driver: one
+    named after an engine with daemons runs on them (podman-crun: podman,
+    cri-containerd: containerd), the others need none (lxc, runc). Any
+    other name fails here, before anything is started or stopped.
+    """
+    resolved, unknown = [], []
+    for name in names:
+        engine = name if name in known else next(
+            (part for part in name.split("-") if part in known), None)
+        if engine is None and name not in drivers:
+            unknown.append(name)
+        resolved.append((name, engine))
+    if unknown:
+        raise ValueError("no engine or driver named %s; engines with "
+                         "daemons: %s" % (", ".join(map(repr, unknown)),
+                                          ", ".join(sorted(known))))
+    return resolved

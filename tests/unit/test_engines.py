@@ -13,6 +13,7 @@ from xml.etree import ElementTree
 from rally_container_bench.core import base
 from rally_container_bench.core import labels
 from rally_container_bench.engines import catalog
+from rally_container_bench.engines import daemons
 from rally_container_bench.engines.libvirt import domain as libvirt_engine
 from rally_container_bench.engines.libvirt import lifecycle as lc_libvirt
 from rally_container_bench.engines.lxc import config as lxc_engine
@@ -52,6 +53,22 @@ class CatalogTestCase(unittest.TestCase):
             catalog.view_class(catalog.INSTANCE, "runc")
         with self.assertRaisesRegex(base.DriverError, "not packaged"):
             catalog.view_class(catalog.LIFECYCLE, "kata")
+
+    def test_engines_start_takes_the_platform_names(self):
+        # what rcbench engines start|stop resolves, before it starts any
+        known = {"docker": [], "kvm": [], "podman": [], "containerd": []}
+        drivers = set(registry.INSTANCE_NAMES + registry.LIFECYCLE_NAMES)
+        self.assertEqual(
+            [("docker", "docker"), ("podman-crun", "podman"),
+             ("lxc", None), ("cri-containerd", "containerd"),
+             ("docker-runsc", "docker"), ("runc", None)],
+            daemons.resolve(["docker", "podman-crun", "lxc",
+                             "cri-containerd", "docker-runsc", "runc"],
+                            known, drivers))
+        with self.assertRaisesRegex(ValueError, "no engine or driver named "
+                                    "'vmware', 'xen'; engines with daemons: "
+                                    "containerd, docker, kvm, podman"):
+            daemons.resolve(["docker", "vmware", "xen"], known, drivers)
 
     def test_a_store_that_does_not_answer_is_skipped_and_named(self):
         class Answers(object):
