@@ -38,7 +38,9 @@ def cell_costs(document, uuid, left, seconds):
     long as its workload took in round uuid, for the share of its tests
     left, and without the runs measured again beside foreign load (a
     round is planned for a quiet host: a hog gone by then would
-    otherwise keep it from starting); the overhead: what the round spent
+    otherwise keep it from starting), and without its waits for quiet
+    (a TCG VM beside a hog took 125 s, 42 s of them waiting, and did not
+    fit in the next round's 125 s); the overhead: what the round spent
     outside its workloads. What a workload spent
     on its form's once-per-task contexts goes with the form, not the
     cell: the next round pays it again for its first cell of that form
@@ -70,7 +72,8 @@ def cell_costs(document, uuid, left, seconds):
                 still = left.get((cell, step)) or []
                 if tests and still:
                     phases = phases_share(workload)
-                    costs[(cell, step)] = (took - once) * (
+                    quiet = max(0.0, took - once - waited_s(workload))
+                    costs[(cell, step)] = quiet * (
                         phases + (1.0 - phases) * undisturbed_share(workload)
                         * len(still) / len(tests))
                     forms[(cell, step)] = form
@@ -95,6 +98,20 @@ def phases_share(workload):
     return min(1.0, phases / total) if total else 0.0
 
 
+def waited_s(workload):
+    """Wall seconds the workload waited for quiet, as its waves did.
+
+    The iterations of a wave wait side by side, each recording its wait:
+    their sum over the concurrency.
+    """
+    waited = sum(float(row.get("waited_s") or 0.0)
+                 for iteration in workload.get("data", [])
+                 for row in results.table_rows(iteration,
+                                               output_tables.QUIET_WAIT))
+    return waited / (next(iter(workload["runner"].values())).get(
+        "concurrency") or 1)
+
+
 def undisturbed_share(workload):
     """The share of a workload's test runs that were not re-measures."""
     runs = again = 0
@@ -114,14 +131,16 @@ ESTIMATE_SPARE = 1.15
 def fit_cells(left, costs, overhead, room, forms=None):
     """The undecided cells whose next round fits in room seconds.
 
-    All of them when they fit; else the cheapest first, as many as fit;
+    All of them when they fit; else the cheapest per test left first
+    (each test is a cell of the report), as many as fit;
     each estimate with ESTIMATE_SPARE to spare. forms: cell_costs'
     third value; a form's once-per-task seconds count with its first
     cell planned.
     """
     forms = forms or {}
     todo = {key: tests for key, tests in left.items() if tests}
-    ordered = sorted(todo, key=lambda key: costs.get(key, 0.0))
+    ordered = sorted(todo, key=lambda key: costs.get(key, 0.0)
+                     / len(todo[key]))
     fitting, total, paid = {}, overhead, set()
     for key in ordered:
         form, once = forms.get(key, (None, 0.0))

@@ -2,6 +2,7 @@
 and the progress it shows. The real run: tests/functional/test_decide.py.
 """
 
+import copy
 import io
 import os
 import sys
@@ -302,6 +303,31 @@ class CellCostsTestCase(unittest.TestCase):
         self.assertEqual({("docker", 2): 50.0, ("lxc", 2): 40.0}, costs)
         self.assertEqual(10.0, overhead)
 
+    def test_waits_for_quiet_are_not_planned_for(self):
+        # the quickstart beside a hog (2026-11-30): the TCG VM took 125 s
+        # of round 1, 42 s of them waiting for quiet; at 2 the two
+        # iterations of a wave wait side by side
+        def waiting(workload, *seconds):
+            for iteration, waited in zip(workload["data"], seconds):
+                iteration["output"]["complete"].append({
+                    "title": "quiet wait", "chart_plugin": "Table",
+                    "data": {"cols": ["test", "host", "waited_s"],
+                             "rows": [["cpu", "vm", waited]]}})
+            return workload
+
+        vm = waiting(self.workload("kvm", 1, 125.0), 42.0)
+        pair = self.workload("docker", 2, 40.0)
+        pair["data"].append(copy.deepcopy(pair["data"][0]))
+        waiting(pair, 30.0, 30.0)
+        self.assertEqual(42.0, decide_budget.waited_s(vm))
+        self.assertEqual(30.0, decide_budget.waited_s(pair))
+        document = {"tasks": [{"uuid": "r1", "subtasks": [{"workloads": [
+            vm, pair]}]}]}
+        costs, _, _ = decide_budget.cell_costs(
+            document, "r1", {("kvm", 1): ["quick-cpu"],
+                             ("docker", 2): ["quick-cpu"]}, 170.0)
+        self.assertEqual({("kvm", 1): 83.0, ("docker", 2): 10.0}, costs)
+
     def test_the_instances_phases_are_paid_whole_for_any_tests_left(self):
         # quickstart at 1 pair (2026-11-28): the VM's boot is 60 s of its
         # 70 s iteration; with one of its two tests left, its next round
@@ -396,6 +422,10 @@ class CellCostsTestCase(unittest.TestCase):
         self.assertEqual({("b", 1): ["quick-cpu"], ("d", 1): ["quick-cpu"]},
                          decide_budget.fit_cells(left, costs, 10.0, 70.0))
         self.assertEqual({}, decide_budget.fit_cells(left, costs, 10.0, 25.0))
+        # a workload with two tests left settles two of the report's cells
+        left[("a", 1)] = ["quick-cpu", "quick-memory-read"]
+        self.assertEqual({("a", 1): left[("a", 1)], ("b", 1): ["quick-cpu"]},
+                         decide_budget.fit_cells(left, costs, 10.0, 92.0))
 
     def test_a_round_that_would_just_fit_is_not_planned_whole(self):
         # the estimates end at 100 s of 105 s left: rounds run longer
