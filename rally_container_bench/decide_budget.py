@@ -102,7 +102,9 @@ def waited_s(workload):
     """Wall seconds the workload waited for quiet, as its waves did.
 
     The iterations of a wave wait side by side, each recording its wait:
-    their sum over the concurrency.
+    their sum over the concurrency. Where only some of a wave waited (the
+    others wait for them at its barrier, unrecorded) that is less than
+    the wall time, which errs towards planning too much, never too little.
     """
     waited = sum(float(row.get("waited_s") or 0.0)
                  for iteration in workload.get("data", [])
