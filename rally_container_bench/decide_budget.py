@@ -59,8 +59,7 @@ def cell_costs(document, uuid, left, seconds):
         for subtask in task["subtasks"]:
             for workload in subtask["workloads"]:
                 args = next(iter(workload["scenario"].values())) or {}
-                step = next(iter(workload["runner"].values()))[
-                    "concurrency"]
+                step = concurrency_of(workload)
                 took = workload.get("full_duration") or 0.0
                 if task.get("uuid") == uuid:
                     spent += took
@@ -110,8 +109,12 @@ def waited_s(workload):
                  for iteration in workload.get("data", [])
                  for row in results.table_rows(iteration,
                                                output_tables.QUIET_WAIT))
-    return waited / (next(iter(workload["runner"].values())).get(
-        "concurrency") or 1)
+    return waited / concurrency_of(workload)
+
+
+def concurrency_of(workload):
+    """Instances at once of a workload of Rally's JSON document."""
+    return next(iter(workload["runner"].values())).get("concurrency") or 1
 
 
 def undisturbed_share(workload):

@@ -153,10 +153,10 @@ def load(before, after):
     if wall <= 0 or before.busy is None or after.busy is None:
         return {"foreign": None, "own": None, "busy": None,
                 "unplaced": None, "seconds": 0, "cpus": None}
-    own = max(0.0, after.own - before.own)
-    for name, seconds in after.instances.items():
-        if name in before.instances:
-            own += max(0.0, seconds - before.instances[name])
+    alive = [name for name in after.instances if name in before.instances]
+    own = max(0.0, after.own - before.own) + sum(
+        max(0.0, after.instances[name] - before.instances[name])
+        for name in alive)
     busy = after.busy - before.busy
     # cumulative at both ends, or not a share of this window
     unplaced = max(0.0, after.unplaced - before.unplaced) \
@@ -164,9 +164,7 @@ def load(before, after):
     cpus = before.cpu.cpus if before.cpu and after.cpu else None
     return {"foreign": max(0.0, busy - own) / wall, "own": own / wall,
             "busy": busy / wall, "unplaced": unplaced / wall,
-            "seconds": wall, "cpus": cpus,
-            "instances": sum(1 for name in after.instances
-                             if name in before.instances)}
+            "seconds": wall, "cpus": cpus, "instances": len(alive)}
 
 
 def saturated(load):
