@@ -143,7 +143,9 @@ def add_parser(sub):
                    help="rounds at most: alpha is spent over them "
                         "(default %d)" % DEFAULTS["max_rounds"])
     p.add_argument("--pairs-per-round", dest="pairs_per_round", type=int,
-                   help="pairs each cell gets per round, in whole waves "
+                   help="observations each cell gets per round: pairs "
+                        "at concurrency 1, waves of N pairs at N (a "
+                        "wave's pairs, measured at once, count once) "
                         "(default %d)" % DEFAULTS["pairs_per_round"])
     p.add_argument("--harness-yields", dest="harness_yields",
                    choices=("true", "false"),

@@ -19,7 +19,6 @@ progress is one updating line on a terminal, plain lines in a file.
 
 import collections
 import json
-import math
 import os
 import random
 import statistics
@@ -102,27 +101,26 @@ def natives_alone(args):
 
 
 def times_for(step, pairs):
-    """Iterations of native alone per round: whole waves, >= pairs."""
-    return step * max(1, math.ceil(pairs / step))
+    """Iterations of a cell per round: ``pairs`` waves of step.
 
-
-def repeats_for(step, pairs):
-    """Pairs per instance of one wave that give >= pairs in all."""
-    return max(1, math.ceil(pairs / step))
+    A wave's pairs, measured at once, count as one observation
+    (report/equivalence.py), so every step gets ``pairs`` a round.
+    """
+    return step * max(1, pairs)
 
 
 def cell_runs(platform, step, pairs, booting_costs):
     """(times, repeat) of a cell's round.
 
-    A pair per instance where booting is cheap (containers): pairs of
-    one instance share its placement (a container whose memory reads
-    sit in the host's slower mode stays there), so separate instances
-    keep the pairs independent. Where booting costs a minute (a VM
-    under TCG, booting_costs(platform) true): one wave, its tests
-    repeated.
+    Waves where booting is cheap (containers): pairs of one instance
+    share its placement (a container whose memory reads sit in the
+    host's slower mode stays there), so separate instances keep the
+    observations independent. Where booting costs a minute (a VM under
+    TCG, booting_costs(platform) true): one wave, its tests repeated,
+    each repeat a moment of its own.
     """
     if booting_costs(platform):
-        return step, repeats_for(step, pairs)
+        return step, max(1, pairs)
     return times_for(step, pairs), 1
 
 

@@ -30,7 +30,7 @@ CSV_COLUMNS = ("metric", "unit", "platform", "concurrency", "n", "failed",
 EXTRA_COLUMNS = ("higher_is_better", "verdict", "margin", "change",
                  "change_ci_low", "change_ci_high", "equivalence_p",
                  "iterations_needed", "rounds", "round_changes",
-                 "iterations", "pairs", "pair_sd", "alpha",
+                 "iterations", "pairs", "moments", "pair_sd", "alpha",
                  "time_to_verdict_s", "note")
 # One number per measurement in the headline: a test's MiB/s where it
 # moves data (memory, fileio, fio), else the first of these.
@@ -266,7 +266,7 @@ def _row(metric, label, concurrency, values, collected, margin,
         if paired and len(paired[0]) >= equivalence.MIN_N:
             effect = equivalence.paired_effect(
                 paired[0], paired[1], metric["higher_is_better"], margin,
-                alpha)
+                alpha, moments=paired[2])
             if effect.verdict:
                 pair_sd = sequential.pair_sd(*paired)
         elif native:
@@ -304,6 +304,8 @@ def _row(metric, label, concurrency, values, collected, margin,
         "left_out": collected.left_out[(name, label, concurrency)][
             "disturbed"],
         "pairs": len(paired[0]) if paired else None,
+        # the pairs' moments (waves measured at once): a verdict's n
+        "moments": len(set(paired[2])) if paired else None,
         "pair_sd": pair_sd,
         "alpha": alpha if effect.verdict else None,
         "note": "; ".join(notes),

@@ -9,19 +9,25 @@ import statistics
 
 
 def pairs(samples):
-    """(metric, label, concurrency) -> ([platform values], [twin values])."""
+    """(metric, label, concurrency) -> (values, twin values, moments).
+
+    Lists in step: each pair's platform value, its twin's, and the moment
+    it was measured in (results.Sample.moment: the pairs of one wave
+    share one).
+    """
     found = collections.defaultdict(dict)
     for sample in samples:
         if sample.pair is not None:
             label = sample.twin_of or sample.platform
             side = 1 if sample.twin_of else 0
             found[(sample.metric, label, sample.concurrency)].setdefault(
-                sample.pair, [None, None])[side] = sample.value
+                sample.pair, [None, None, sample.moment or sample.pair])[
+                side] = sample.value
     paired = {}
     for key, by_pair in found.items():
         complete = [p for p in by_pair.values() if None not in p]
         if complete:
-            paired[key] = ([p[0] for p in complete], [p[1] for p in complete])
+            paired[key] = tuple(list(side) for side in zip(*complete))
     return paired
 
 

@@ -86,24 +86,51 @@ def effect(values, reference, higher_is_better, margin=DEFAULT_MARGIN,
 
 
 def paired_effect(values, twins, higher_is_better, margin=DEFAULT_MARGIN,
-                  alpha=ALPHA):
+                  alpha=ALPHA, moments=None):
     """The Effect of values[i] against twins[i], measured side by side.
 
     From the within-pair log ratios (one-sample t), so whatever moved
     both of a pair (the host's drift) cancels; ``needed`` is in pairs.
+    moments[i]: when pair i was measured. The pairs of one wave (N
+    instances at once, their N twins at once) share what moved the host
+    in their moment, which does not cancel (their ratios correlated at
+    0.5-0.7 for cpu at 2, 2026-11-30): their mean is one observation,
+    so n and the t's degrees of freedom count moments, not pairs.
     """
     x = np.asarray(values, dtype=float)
     y = np.asarray(twins, dtype=float)
     unusable = _usable(x, y)
     if unusable:
         return unusable
-    ratios = np.log(x) - np.log(y)
+    ratios = moment_means(np.log(x) - np.log(y), moments)
     n = len(ratios)
+    if n < MIN_N:
+        return NOT_TESTED._replace(
+            note="no verdict below %d waves measured at once" % MIN_N)
     sd = float(np.std(ratios, ddof=1))
     d = float(np.mean(ratios))
+    per_moment = len(x) / n
+
+    def needed_at(bound):
+        found = iterations_needed(sd, d, bound, alpha, paired=True)
+        return found and math.ceil(found * per_moment)
+
     return _verdict(d, sd / math.sqrt(n), float(n - 1), higher_is_better,
-                    margin, alpha, lambda bound: iterations_needed(
-                        sd, d, bound, alpha, paired=True))
+                    margin, alpha, needed_at)
+
+
+def moment_means(ratios, moments=None):
+    """The mean ratio of each moment's pairs, in order of first pair.
+
+    Without moments (or with one per pair) the ratios themselves.
+    """
+    ratios = np.asarray(ratios, dtype=float)
+    if moments is None or len(set(moments)) == len(moments):
+        return ratios
+    groups = {}
+    for ratio, moment in zip(ratios, moments):
+        groups.setdefault(moment, []).append(ratio)
+    return np.array([np.mean(group) for group in groups.values()])
 
 
 def _verdict(d, se, df, higher_is_better, margin, alpha, needed_at):

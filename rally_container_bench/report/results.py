@@ -25,10 +25,13 @@ WORKLOAD_METRIC_PREFIXES = tools.metric_prefixes()
 VM_ACCELERATIONS = ("kvm", "tcg", "hvf", "whpx")
 
 # host: the compute host the iteration's instance (and its twin) ran on,
-# where the results say (a cloud's); None on the Rally host.
+# where the results say (a cloud's); None on the Rally host. moment: the
+# pairs measured at once (a synchronised wave's, at one repeat); a pair
+# on its own where the results name no wave.
 Sample = collections.namedtuple(
     "Sample", "metric unit higher_is_better value platform concurrency "
-              "round pair twin_of host", defaults=(None, None, None, None))
+              "round pair twin_of host moment",
+    defaults=(None, None, None, None, None))
 NATIVE = "native"
 ROUND_CONTEXT = "rcbench_round"
 
@@ -106,6 +109,7 @@ class Collected:
         self.started = None  # epoch s of the first iteration's start
         self.ended = {}  # (metric, label, concurrency) -> its last end
         self._iteration_number = 0  # pairs are keyed by it
+        self._workload_number = 0  # and their waves by it
 
 
 def tasks_of(document):
@@ -146,6 +150,7 @@ def _collect_task(collected, task):
                 "args": args or {}, "runner": {runner_type: runner},
                 "round": round_of})
             fallback = _workload_platform(workload, scenario, args or {})
+            collected._workload_number += 1
             labels = [_collect_iteration(collected, iteration, scenario,
                                          args or {}, concurrency, round_of,
                                          fallback)
@@ -262,10 +267,13 @@ def _collect_iteration(collected, iteration, scenario, args, concurrency,
             if not facts.get("twin"):
                 collected.left_out[(metric,) + key][kept] += 1
             continue
-        pair = None
+        pair = moment = None
         if facts.get("twin") or facts.get("paired"):
             pair = (collected._iteration_number, metric, facts.get("repeat"),
                     facts.get("attempt"))
+            moment = pair if facts.get("wave") is None else (
+                collected._workload_number, facts["wave"], metric,
+                facts.get("repeat"))
         twin = facts.get("twin") == "native"
         if twin and NATIVE not in collected.platforms:
             # native measured only as twins: still the baseline's row
@@ -277,7 +285,7 @@ def _collect_iteration(collected, iteration, scenario, args, concurrency,
         collected.samples.append(
             Sample(metric, unit, higher, value, NATIVE if twin else label,
                    concurrency, round_number, pair,
-                   label if twin else None, host))
+                   label if twin else None, host, moment))
     return label
 
 

@@ -51,11 +51,17 @@ def margin_from_noise(sd, pairs, looks, floor=equivalence.DEFAULT_MARGIN,
     return max(floor, math.ceil(round(wanted / step, 6)) * step)
 
 
-def pair_sd(values, twins):
-    """SD of the within-pair log ratios: a test's noise, pairs cancelled."""
-    if len(values) < 2:
+def pair_sd(values, twins, moments=None):
+    """SD of the within-pair log ratios: a test's noise, pairs cancelled.
+
+    Of the moments' mean ratios where pairs were measured at once
+    (equivalence.paired_effect): the noise of what a verdict counts.
+    """
+    ratios = equivalence.moment_means(
+        np.log(values) - np.log(twins), moments)
+    if len(ratios) < 2:
         return None
-    return float(np.std(np.log(values) - np.log(twins), ddof=1))
+    return float(np.std(ratios, ddof=1))
 
 
 def time_to_verdict(collected, key, verdict):

@@ -40,8 +40,8 @@ class PlanTestCase(unittest.TestCase):
         # a VM boots for minutes: its tests repeat in one wave
         plan = decide.plan_round({("kvm", 2): ["quick-cpu"],
                                   ("nova-lxc", 2): ["quick-cpu"]}, 1, 1, 6)
-        self.assertEqual(sorted([["kvm", 2, ["quick-cpu"], 2, 3],
-                                 ["nova-lxc", 2, ["quick-cpu"], 6, 1]]),
+        self.assertEqual(sorted([["kvm", 2, ["quick-cpu"], 2, 6],
+                                 ["nova-lxc", 2, ["quick-cpu"], 12, 1]]),
                          sorted(plan))
 
     def test_native_alone_never_on_the_rally_host_for_a_compute_host(self):
@@ -53,12 +53,16 @@ class PlanTestCase(unittest.TestCase):
                                                   native_host="c1")))
         self.assertFalse(decide.natives_alone({"platforms": ["docker"]}))
 
-    def test_a_round_is_whole_waves_with_at_least_the_pairs(self):
+    def test_a_round_gives_every_step_its_waves(self):
+        # a wave's pairs count once: 3 a round is 3 waves at any step
         self.assertEqual(3, decide.times_for(1, 3))
-        self.assertEqual(4, decide.times_for(2, 3))
-        self.assertEqual(32, decide.times_for(32, 3))
-        self.assertEqual((3, 2, 1), tuple(decide.repeats_for(step, 3)
-                                          for step in (1, 2, 32)))
+        self.assertEqual(6, decide.times_for(2, 3))
+        self.assertEqual(96, decide.times_for(32, 3))
+        never = lambda platform: False  # noqa
+        always = lambda platform: True  # noqa
+        self.assertEqual((6, 1), decide.cell_runs("docker", 2, 3, never))
+        # a VM that costs a boot: one wave, each repeat a moment
+        self.assertEqual((2, 3), decide.cell_runs("kvm", 2, 3, always))
 
     def test_rounds_are_shuffled_by_seed_and_round(self):
         cells = decide.cells_of(ARGS)
@@ -82,8 +86,9 @@ class PlanTestCase(unittest.TestCase):
     def test_a_vm_repeats_its_tests_in_one_wave(self):
         cells = {("kvm", 2): ["quick-cpu"], ("docker", 2): ["quick-cpu"]}
         plan = decide.plan_round(cells, 1, 1, 6)
-        self.assertEqual(sorted([["docker", 2, ["quick-cpu"], 6, 1],
-                                 ["kvm", 2, ["quick-cpu"], 2, 3]]),
+        # 6 waves of 2 each way: a wave's pairs count once
+        self.assertEqual(sorted([["docker", 2, ["quick-cpu"], 12, 1],
+                                 ["kvm", 2, ["quick-cpu"], 2, 6]]),
                          sorted(plan))
 
 

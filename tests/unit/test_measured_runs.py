@@ -229,3 +229,31 @@ class ReleaseTestCase(unittest.TestCase):
                            0, measured_runs.INSTANCE)
         self.assertEqual(["released", "host read", "released", "test",
                           "host read"], events)
+
+
+class KeptTestCase(unittest.TestCase):
+    """What an attempt's records say about when it was measured."""
+
+    def kept(self, sync):
+        runs = _Runs()
+        runs.context = {"iteration": 3}
+        runs._metrics_output = lambda *args: None
+        found = {"events_per_s": mock.Mock(value=990.0, unit="events/s",
+                                           higher_is_better=True)}
+        outcomes = [measured_runs.Outcome(role, run=mock.Mock(
+            result=mock.Mock(metrics=found)))
+            for role in (measured_runs.INSTANCE, measured_runs.NATIVE_TWIN)]
+        records = []
+        versions = {"sysbench": "1.0.20"}
+        plan = _plan(sync=sync, repeats=1, versions=versions,
+                     twin=measured_runs.Twin(None, "sysbench", "/tmp",
+                                             versions))
+        runs._keep(plan, tests_lib.resolve(
+            "quick-cpu"), (0, 0, 0), 0, True, outcomes, [], records)
+        return [r.metadata.get("wave") for r in records]
+
+    def test_a_synchronised_wave_is_recorded_on_both_of_a_pair(self):
+        sync = mock.Mock()
+        sync.wave_of.return_value = 1  # iteration 3 at 2: the second wave
+        self.assertEqual([2, 2], self.kept(sync))
+        self.assertEqual([None, None], self.kept(None))

@@ -312,6 +312,10 @@ class MeasuredRunsMixin:
                              else "native first"))
             if outcome.load and outcome.load.get("foreign") is not None:
                 facts["foreign_cores"] = round(outcome.load["foreign"], 3)
+            if plan.sync is not None:
+                # The pairs of one wave share its moment: the report
+                # counts them as one observation (report/equivalence.py).
+                facts["wave"] = self._wave(plan) + 1
             if twin:
                 facts["twin"] = "native"
             elif len(outcomes) > 1:

@@ -19,9 +19,12 @@ from rally_container_bench.task.scenarios import measured_runs
 METRIC = "sysbench.cpu.events_per_s"
 
 
-def _records(value, twin, attempt=1, final=True, disturbed=False):
+def _records(value, twin, attempt=1, final=True, disturbed=False,
+             wave=None):
     facts = dict(tool="sysbench", test="cpu", attempt=attempt, final=final,
                  disturbed=disturbed, order="instance first")
+    if wave is not None:
+        facts["wave"] = wave
     found = [metrics.Record(METRIC, value, "events/s", True,
                             dict(facts, paired=True))]
     if twin is not None:
@@ -83,6 +86,36 @@ class PairedVerdictTestCase(unittest.TestCase):
         self.assertEqual("equivalent", paired.verdict)
         self.assertEqual("inconclusive", unpaired.verdict)
         self.assertLess(paired.ci_high - paired.ci_low, 0.01)
+
+    def test_the_pairs_of_one_wave_count_once(self):
+        # 6 waves of 2: each wave's moment moved both of its pairs alike
+        rng = np.random.default_rng(5)
+        moment = np.repeat(rng.normal(0, 0.015, 6), 2)
+        twins = 1000 * rng.normal(1, 0.002, 12)
+        values = twins * np.exp(moment + rng.normal(0, 0.002, 12))
+        waves = np.repeat(np.arange(6), 2).tolist()
+        naive = equivalence.paired_effect(values, twins, True, 0.03)
+        counted = equivalence.paired_effect(values, twins, True, 0.03,
+                                            moments=waves)
+        self.assertGreater(counted.ci_high - counted.ci_low,
+                           1.4 * (naive.ci_high - naive.ci_low))
+        self.assertAlmostEqual(naive.ratio, counted.ratio, delta=1e-9)
+        # the report reads the waves the scenario records
+        document = _document([_iteration(
+            _records(v, t, wave=w + 1),
+            [_check(1, "instance", 0.01, False, "used")], 1000 + 20 * w)
+            for v, t, w in zip(values, twins, waves)])
+        document["tasks"][0]["subtasks"][0]["workloads"][0]["runner"] = {
+            "constant": {"times": 12, "concurrency": 2}}
+        report = comparison.build([document], margins={"cpu": 0.03})
+        (row,) = comparison.rows_for(report, METRIC, "docker-runc")
+        self.assertEqual((12, 6), (row["pairs"], row["moments"]))
+        self.assertAlmostEqual(counted.ci_low - 1, row["change_ci_low"])
+        # two waves only: below the n of a verdict, whatever the pairs
+        few = equivalence.paired_effect(values[:4], twins[:4], True,
+                                        moments=waves[:4])
+        self.assertIsNone(few.verdict)
+        self.assertIn("waves", few.note)
 
     def test_report_uses_the_pairs_and_keeps_native_level(self):
         values, twins = _drifting()
