@@ -380,7 +380,7 @@ class SequentialRun:
     def _choose_margins(self, document, report):
         """Margins of the auto kinds from round 1's cells of each kind.
 
-        For the pairs the whole run plans (pairs_per_round x max_rounds),
+        For the waves the whole run plans (pairs_per_round x max_rounds),
         so the margin does not hang on how long round 1 took; never above
         MAX_AUTO_MARGIN, beyond which "equivalent" would say nothing.
         """
@@ -396,7 +396,7 @@ class SequentialRun:
                                        * rounds, "margin": self.margins[kind]}
             self.progress.say(
                 "margin of %s: +-%g %% (from round 1: pair SD %s, the upper "
-                "quartile of %d cells, for the %d pairs a cell may get)"
+                "quartile of %d cells, for the %d waves a cell may get)"
                 % (kind, 100 * self.margins[kind], "-" if sd is None else
                    "%.2f %%" % (100 * sd), len(spreads[kind]),
                    self.pairs * rounds))

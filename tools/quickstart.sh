@@ -11,7 +11,7 @@
 #   RCBENCH_RALLY_ENV  Rally env name   (default rcbench-local, created empty)
 #   RCBENCH_RESULTS    results directory (default results)
 #   RCBENCH_BUDGET_S   seconds the run may take (default: the args file's
-#                      decide budget_s, 480 s in local-quick.yaml)
+#                      decide budget_s, 600 s in local-quick.yaml)
 #   RCBENCH_PAIRS_PER_ROUND  pairs of each cell per round (default: the
 #                      args file's pairs_per_round, 6)
 #   RCBENCH_MAX_ROUNDS rounds at most (default: the args file's max_rounds)

@@ -123,6 +123,13 @@ class DecideWithHogTestCase(helpers.DockerRallyTestCase):
         self.assertEqual(summary["decided"], len(decided))
         for row in rows:
             self.assertGreaterEqual(row["pairs"], 3)
+            # a wave's pairs, measured at once, count once (the scenario
+            # records each pair's wave)
+            if row["concurrency"] == 1:
+                self.assertEqual(row["pairs"], row["moments"])
+            else:
+                self.assertLess(row["moments"], row["pairs"])
+                self.assertGreaterEqual(row["moments"], 3)
             self.assertEqual(summary["margins"]["cpu"], row["margin"])
             if row in decided:
                 self.assertIsNotNone(row["time_to_verdict_s"])
