@@ -140,8 +140,9 @@ def findings(report):
             lines.append("Foreign load: none of %d test runs disturbed."
                          % runs["runs"])
     if report.get("noise"):
-        lines.append("Noise per test (SD of the within-pair ratios, median "
-                     "over cells): %s." % ", ".join(
+        lines.append("Noise per test (SD of the within-pair ratios, of a "
+                     "wave's mean ratio where N ran at once; median over "
+                     "cells): %s." % ", ".join(
                          "%s %.2f %% (%d cells)" % (
                              n["kind"], 100 * n["pair_sd"], n["cells"])
                          for n in report["noise"]))
