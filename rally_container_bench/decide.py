@@ -157,6 +157,23 @@ def undecided(report, cells):
     return left
 
 
+def unanswered(report, left):
+    """The undecided cells none of whose tests has an interval yet.
+
+    Every run of theirs left out (a neighbour's load over all of them)
+    or failed, or fewer waves than a verdict takes: they have no answer
+    at all, where the others have one that is not sharp enough yet.
+    """
+    found = set()
+    for (platform, step), presets in left.items():
+        label = _label(report, platform)
+        rows = [row for preset in presets
+                for row in headline_rows(report, label, step, preset)]
+        if presets and all(row["verdict"] is None for row in rows):
+            found.add((platform, step))
+    return found
+
+
 def upper_quartile(values):
     """The SD an auto margin is chosen for: three cells in four hold it.
 
@@ -339,7 +356,8 @@ class SequentialRun:
             costs, overhead, forms = budget.cell_costs(document, uuid, left,
                                                        seconds)
             room = self.budget - self.progress.elapsed()
-            planned = budget.fit_cells(left, costs, overhead, room, forms)
+            planned = budget.fit_cells(left, costs, overhead, room, forms,
+                                       first=unanswered(report, left))
             undecided_now = sum(1 for tests in left.values() if tests)
             if not planned:
                 self.progress.say("stopping: another round would not end "

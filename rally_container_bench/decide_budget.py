@@ -133,19 +133,19 @@ def undisturbed_share(workload):
 ESTIMATE_SPARE = 1.15
 
 
-def fit_cells(left, costs, overhead, room, forms=None):
+def fit_cells(left, costs, overhead, room, forms=None, first=()):
     """The undecided cells whose next round fits in room seconds.
 
-    All of them when they fit; else the cheapest per test left first
-    (each test is a cell of the report), as many as fit;
-    each estimate with ESTIMATE_SPARE to spare. forms: cell_costs'
-    third value; a form's once-per-task seconds count with its first
-    cell planned.
+    All of them when they fit; else the cells in first (with no answer
+    at all yet: decide.unanswered), then the cheapest per test left
+    (each test is a cell of the report), as many as fit; each estimate
+    with ESTIMATE_SPARE to spare. forms: cell_costs' third value; a
+    form's once-per-task seconds count with its first cell planned.
     """
     forms = forms or {}
     todo = {key: tests for key, tests in left.items() if tests}
-    ordered = sorted(todo, key=lambda key: costs.get(key, 0.0)
-                     / len(todo[key]))
+    ordered = sorted(todo, key=lambda key: (
+        key not in first, costs.get(key, 0.0) / len(todo[key])))
     fitting, total, paid = {}, overhead, set()
     for key in ordered:
         form, once = forms.get(key, (None, 0.0))
