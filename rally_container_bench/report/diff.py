@@ -61,7 +61,7 @@ def change(candidate, baseline, higher_is_better, floor=DEFAULT_FLOOR,
     y = np.asarray(baseline, dtype=float)
     if min(len(x), len(y)) < MIN_N:
         return (None, None, None, None, "not tested",
-                "fewer than %d iterations on a side" % MIN_N)
+                "fewer than %d iterations (waves, at N) on a side" % MIN_N)
     if (x <= 0).any() or (y <= 0).any():
         return (None, None, None, None, "not tested",
                 "values <= 0: no ratio")
@@ -82,13 +82,22 @@ def change(candidate, baseline, higher_is_better, floor=DEFAULT_FLOOR,
 
 
 def _values(documents):
+    """({key: values}, {metric: (unit, higher)}, collected).
+
+    A wave's values, measured at once (results.Sample.moment), are one
+    value, their mean: what moved the host in that moment moved them all
+    (report/equivalence.py), so they are not independent draws.
+    """
     collected = results.collect(documents)
-    values = collections.defaultdict(list)
+    by_moment = collections.defaultdict(dict)
     meta = {}
-    for sample in collected.samples:
-        values[(sample.metric, sample.platform, sample.concurrency)].append(
-            sample.value)
+    for index, sample in enumerate(collected.samples):
+        key = (sample.metric, sample.platform, sample.concurrency)
+        moment = sample.moment or index
+        by_moment[key].setdefault(moment, []).append(sample.value)
         meta[sample.metric] = (sample.unit, sample.higher_is_better)
+    values = {key: [float(np.mean(found)) for found in moments.values()]
+              for key, moments in by_moment.items()}
     return values, meta, collected
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from rally_container_bench import metrics
 from rally_container_bench.report import comparison
+from rally_container_bench.report import diff
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import render
 from rally_container_bench.task.scenarios import measured_runs
@@ -116,6 +117,26 @@ class PairedVerdictTestCase(unittest.TestCase):
                                         moments=waves[:4])
         self.assertIsNone(few.verdict)
         self.assertIn("waves", few.note)
+
+    def test_the_gate_counts_a_wave_once(self):
+        # 3 waves of 2: the candidate 12 % slower, its two instances of a
+        # wave alike; as 6 draws a side the shift looks proven, as the 3
+        # moments it is no exact permutation test can prove (p >= 0.1)
+        def document(level):
+            waves = [1000.0, 990.0, 1010.0]
+            return _document([_iteration(
+                _records(level * waves[i // 2], 1000.0, wave=i // 2 + 1),
+                [_check(1, "instance", 0.01, False, "used")], 1000 + i)
+                for i in range(6)])
+        changes, _, _ = diff.compare([document(1.0)], [document(0.88)])
+        (found,) = [c for c in changes if c.metric == METRIC
+                    and c.platform == "docker-runc"]
+        self.assertEqual((3, 3), (found.n_baseline, found.n_candidate))
+        self.assertGreaterEqual(found.p_value, 0.1)
+        self.assertEqual("no change", found.verdict)
+        self.assertLess(diff.permutation_p([0.88 * v for v in (
+            1000.0, 1000.0, 990.0, 990.0, 1010.0, 1010.0)], [
+            1000.0, 1000.0, 990.0, 990.0, 1010.0, 1010.0]), 0.01)
 
     def test_report_uses_the_pairs_and_keeps_native_level(self):
         values, twins = _drifting()
