@@ -89,15 +89,16 @@ def _values(documents):
     (report/equivalence.py), so they are not independent draws.
     """
     collected = results.collect(documents)
-    by_moment = collections.defaultdict(dict)
+    found = collections.defaultdict(lambda: ([], []))
     meta = {}
     for index, sample in enumerate(collected.samples):
-        key = (sample.metric, sample.platform, sample.concurrency)
-        moment = sample.moment or index
-        by_moment[key].setdefault(moment, []).append(sample.value)
+        values, moments = found[(sample.metric, sample.platform,
+                                 sample.concurrency)]
+        values.append(sample.value)
+        moments.append(sample.moment or index)
         meta[sample.metric] = (sample.unit, sample.higher_is_better)
-    values = {key: [float(np.mean(found)) for found in moments.values()]
-              for key, moments in by_moment.items()}
+    values = {key: equivalence.moment_means(*sides).tolist()
+              for key, sides in found.items()}
     return values, meta, collected
 
 

@@ -21,7 +21,7 @@ def pairs(samples):
             label = sample.twin_of or sample.platform
             side = 1 if sample.twin_of else 0
             found[(sample.metric, label, sample.concurrency)].setdefault(
-                sample.pair, [None, None, sample.moment or sample.pair])[
+                sample.pair, [None, None, sample.moment])[
                 side] = sample.value
     paired = {}
     for key, by_pair in found.items():

@@ -120,9 +120,9 @@ def paired_effect(values, twins, higher_is_better, margin=DEFAULT_MARGIN,
 
 
 def moment_means(ratios, moments=None):
-    """The mean ratio of each moment's pairs, in order of first pair.
+    """The mean of each moment's values (ratios), in order of first one.
 
-    Without moments (or with one per pair) the ratios themselves.
+    Without moments (or with one per value) the values themselves.
     """
     ratios = np.asarray(ratios, dtype=float)
     if moments is None or len(set(moments)) == len(moments):
