@@ -83,10 +83,12 @@ def build(documents, title=None, margins=None):
     collected = results.collect(documents)
     metrics = _metrics(collected.samples)
     values = collections.defaultdict(list)
+    moments = collections.defaultdict(list)  # key -> each value's moment
     by_round = collections.defaultdict(lambda: collections.defaultdict(list))
     for sample in collected.samples:
         key = (sample.metric, sample.platform, sample.concurrency)
         values[key].append(sample.value)
+        moments[key].append(sample.moment)
         if sample.round is not None:
             by_round[key][sample.round].append(sample.value)
     pairs = disturbance.pairs(collected.samples)
@@ -109,7 +111,7 @@ def build(documents, title=None, margins=None):
                     continue  # e.g. a footprint (concurrency 1 only)
                 row = _row(metric, label, concurrency, values, collected,
                            margin_of(metric["name"], margins),
-                           pairs.get(key), alpha)
+                           pairs.get(key), alpha, moments)
                 row.update(_rounds(metric, label, concurrency, by_round))
                 row["time_to_verdict_s"] = sequential.time_to_verdict(
                     collected, key, row["verdict"])
@@ -252,17 +254,25 @@ def _primary_metrics(found):
 
 
 def _row(metric, label, concurrency, values, collected, margin,
-         paired=None, alpha=equivalence.ALPHA):
+         paired=None, alpha=equivalence.ALPHA, moments=None):
     name = metric["name"]
-    own = values.get((name, label, concurrency), [])
+    own_key, native_key = (name, label, concurrency), (
+        name, NATIVE, concurrency)
+    own = values.get(own_key, [])
+    moments = moments or {}
+    # a wave's values are one observation for every test (equivalence)
+    observed = equivalence.moment_means(own, moments.get(own_key))
     summary = stats.summarize(own)
     effect = equivalence.NOT_TESTED
     pair_sd = None
     if label == NATIVE:
         comparison = stats.NO_COMPARISON._replace(note="the baseline")
     else:
-        native = values.get((name, NATIVE, concurrency), [])
-        comparison = stats.compare(own, native, metric["higher_is_better"])
+        native = values.get(native_key, [])
+        comparison = stats.compare(
+            observed, equivalence.moment_means(native,
+                                               moments.get(native_key)),
+            metric["higher_is_better"])
         if paired and len(paired[0]) >= equivalence.MIN_N:
             effect = equivalence.paired_effect(
                 paired[0], paired[1], metric["higher_is_better"], margin,
@@ -270,9 +280,9 @@ def _row(metric, label, concurrency, values, collected, margin,
             if effect.verdict:
                 pair_sd = sequential.pair_sd(*paired)
         elif native:
-            effect = equivalence.effect(own, native,
-                                        metric["higher_is_better"], margin,
-                                        alpha)
+            effect = equivalence.effect(
+                own, native, metric["higher_is_better"], margin, alpha,
+                moments.get(own_key), moments.get(native_key))
     notes = [n for n in (summary.note, comparison.note) if n]
     notes += ["%d %s run(s) left out" % (count, why) for why, count in
               sorted(collected.left_out[(name, label, concurrency)].items())]
@@ -304,8 +314,10 @@ def _row(metric, label, concurrency, values, collected, margin,
         "left_out": collected.left_out[(name, label, concurrency)][
             "disturbed"],
         "pairs": len(paired[0]) if paired else None,
-        # the pairs' moments (waves measured at once): a verdict's n
-        "moments": len(set(paired[2])) if paired else None,
+        # the moments (waves measured at once) of the pairs, or of an
+        # unpaired platform's values where a wave held several: a verdict's n
+        "moments": len(set(paired[2])) if paired else (
+            len(observed) if len(observed) < len(own) else None),
         "pair_sd": pair_sd,
         "alpha": alpha if effect.verdict else None,
         "note": "; ".join(notes),

@@ -91,11 +91,11 @@ def _values(documents):
     collected = results.collect(documents)
     found = collections.defaultdict(lambda: ([], []))
     meta = {}
-    for index, sample in enumerate(collected.samples):
+    for sample in collected.samples:
         values, moments = found[(sample.metric, sample.platform,
                                  sample.concurrency)]
         values.append(sample.value)
-        moments.append(sample.moment or index)
+        moments.append(sample.moment)
         meta[sample.metric] = (sample.unit, sample.higher_is_better)
     values = {key: equivalence.moment_means(*sides).tolist()
               for key, sides in found.items()}

@@ -71,18 +71,34 @@ def _usable(x, y):
 
 
 def effect(values, reference, higher_is_better, margin=DEFAULT_MARGIN,
-           alpha=ALPHA):
-    """The Effect of values against reference (e.g. a platform vs native)."""
+           alpha=ALPHA, moments=None, reference_moments=None):
+    """The Effect of values against reference (e.g. a platform vs native).
+
+    moments, reference_moments: when each value was measured, as in
+    paired_effect. The values of one wave share their moment, so each
+    moment's mean is one observation of Welch's test and ``needed`` is
+    converted back to values.
+    """
     x = np.asarray(values, dtype=float)
     y = np.asarray(reference, dtype=float)
     unusable = _usable(x, y)
     if unusable:
         return unusable
+    per_moment = len(x) / len(moment_means(x, moments))
+    x = moment_means(x, moments)
+    y = moment_means(y, reference_moments)
+    if min(len(x), len(y)) < MIN_N:
+        return NOT_TESTED._replace(
+            note="no verdict below %d waves measured at once" % MIN_N)
     d, se, df = _welch(x, y)
     sd = math.sqrt((np.var(np.log(x), ddof=1)
                     + np.var(np.log(y), ddof=1)) / 2)
-    return _verdict(d, se, df, higher_is_better, margin, alpha,
-                    lambda bound: iterations_needed(sd, d, bound, alpha))
+
+    def needed_at(bound):
+        found = iterations_needed(sd, d, bound, alpha)
+        return found and math.ceil(found * per_moment)
+
+    return _verdict(d, se, df, higher_is_better, margin, alpha, needed_at)
 
 
 def paired_effect(values, twins, higher_is_better, margin=DEFAULT_MARGIN,
@@ -122,14 +138,16 @@ def paired_effect(values, twins, higher_is_better, margin=DEFAULT_MARGIN,
 def moment_means(ratios, moments=None):
     """The mean of each moment's values (ratios), in order of first one.
 
-    Without moments (or with one per value) the values themselves.
+    Without moments (or with one per value) the values themselves; a
+    value whose moment is None is a moment of its own.
     """
     ratios = np.asarray(ratios, dtype=float)
     if moments is None or len(set(moments)) == len(moments):
         return ratios
     groups = {}
-    for ratio, moment in zip(ratios, moments):
-        groups.setdefault(moment, []).append(ratio)
+    for index, (ratio, moment) in enumerate(zip(ratios, moments)):
+        key = (None, index) if moment is None else moment
+        groups.setdefault(key, []).append(ratio)
     return np.array([np.mean(group) for group in groups.values()])
 
 

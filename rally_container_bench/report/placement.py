@@ -83,18 +83,23 @@ def native_levels(samples, metrics, margin_of):
     twins = collections.defaultdict(lambda: collections.defaultdict(list))
     for sample in samples:
         if sample.twin_of and sample.host:
+            # twins of one wave on one host share its moment there
             twins[(sample.metric, sample.concurrency)][sample.host].append(
-                sample.value)
+                (sample.value, sample.moment and (sample.host,
+                                                  sample.moment)))
     headline = {m["name"]: m for m in metrics if m["headline"]}
     found = []
     for (metric, concurrency), on in sorted(twins.items()):
         if metric not in headline or len(on) < 2:
             continue
-        for host, values in sorted(on.items()):
-            others = [v for h, vs in on.items() if h != host for v in vs]
+        for host, measured in sorted(on.items()):
+            others = [each for h, vs in on.items() if h != host
+                      for each in vs]
             effect = equivalence.effect(
-                values, others, headline[metric]["higher_is_better"],
-                margin_of(metric))
+                [v for v, _ in measured], [v for v, _ in others],
+                headline[metric]["higher_is_better"], margin_of(metric),
+                moments=[m for _, m in measured],
+                reference_moments=[m for _, m in others])
             if effect.verdict in ("worse", "better"):
                 found.append({
                     "metric": metric, "concurrency": concurrency,

@@ -26,8 +26,9 @@ VM_ACCELERATIONS = ("kvm", "tcg", "hvf", "whpx")
 
 # host: the compute host the iteration's instance (and its twin) ran on,
 # where the results say (a cloud's); None on the Rally host. moment: the
-# pairs measured at once (a synchronised wave's, at one repeat); a pair
-# on its own where the results name no wave.
+# values measured at once (a synchronised wave's, at one repeat, paired
+# or not); a pair on its own where the results name no wave; None for an
+# unpaired value of no recorded wave.
 Sample = collections.namedtuple(
     "Sample", "metric unit higher_is_better value platform concurrency "
               "round pair twin_of host moment",
@@ -269,11 +270,12 @@ def _collect_iteration(collected, iteration, scenario, args, concurrency,
             continue
         pair = moment = None
         if facts.get("twin") or facts.get("paired"):
-            pair = (collected._iteration_number, metric, facts.get("repeat"),
-                    facts.get("attempt"))
-            moment = pair if facts.get("wave") is None else (
-                collected._workload_number, facts["wave"], metric,
-                facts.get("repeat"))
+            pair = moment = (collected._iteration_number, metric,
+                             facts.get("repeat"), facts.get("attempt"))
+        if facts.get("wave") is not None:
+            # paired or not, the values of one wave share its moment
+            moment = (collected._workload_number, facts["wave"], metric,
+                      facts.get("repeat"))
         twin = facts.get("twin") == "native"
         if twin and NATIVE not in collected.platforms:
             # native measured only as twins: still the baseline's row

@@ -78,6 +78,23 @@ def _drifting(n=12, effect=0.995, seed=3):
     return values, twins
 
 
+def _unpaired_workload(driver, values, waves):
+    """A workload at 2 at once whose tests ran without twins."""
+    facts = dict(tool="sysbench", test="cpu", attempt=1, final=True,
+                 disturbed=False, order="instance first")
+    iterations = []
+    for i, (value, wave) in enumerate(zip(values, waves)):
+        iteration = _iteration([metrics.Record(
+            METRIC, value, "events/s", True, dict(facts, wave=wave + 1))],
+            [_check(1, "instance", 0.01, False, "used")], 1000 + 20 * i)
+        iteration["output"]["complete"][0]["data"]["rows"] = [
+            ["driver", driver]]
+        iterations.append(iteration)
+    scenario = {"LocalInstances.boot_sysbench_delete": {"driver": driver}}
+    runner = {"constant": {"times": len(iterations), "concurrency": 2}}
+    return {"scenario": scenario, "runner": runner, "data": iterations}
+
+
 class PairedVerdictTestCase(unittest.TestCase):
 
     def test_drift_cancels_in_the_pairs_not_in_the_groups(self):
@@ -137,6 +154,45 @@ class PairedVerdictTestCase(unittest.TestCase):
         self.assertLess(diff.permutation_p([0.88 * v for v in (
             1000.0, 1000.0, 990.0, 990.0, 1010.0, 1010.0)], [
             1000.0, 1000.0, 990.0, 990.0, 1010.0, 1010.0]), 0.01)
+
+    def test_the_values_of_one_unpaired_wave_count_once(self):
+        # no twins (a cloud task without compute_hosts): Welch's test of
+        # the platform's values against native's, 6 waves of 2 a side,
+        # each wave's moment moving its two values alike
+        rng = np.random.default_rng(7)
+
+        def measured(level):
+            moment = np.repeat(rng.normal(0, 0.015, 6), 2)
+            return level * np.exp(moment + rng.normal(0, 0.002, 12))
+
+        values, native = measured(990.0), measured(1000.0)
+        waves = np.repeat(np.arange(6), 2).tolist()
+        naive = equivalence.effect(values, native, True, 0.012)
+        counted = equivalence.effect(values, native, True, 0.012,
+                                     moments=waves, reference_moments=waves)
+        self.assertGreater(counted.ci_high - counted.ci_low,
+                           1.3 * (naive.ci_high - naive.ci_low))
+        # 12 draws a side would claim +-1.2 %; 6 moments a side cannot,
+        # and say what it would take in values (2 a wave), not in waves
+        self.assertEqual(("equivalent", "inconclusive"),
+                         (naive.verdict, counted.verdict))
+        self.assertEqual(0, counted.needed % 2)
+        # the report reads the waves the scenario records, on both sides
+        document = {"tasks": [{"uuid": "t", "subtasks": [{"workloads": [
+            _unpaired_workload("docker", values, waves),
+            _unpaired_workload("native", native, waves)]}]}]}
+        report = comparison.build([document], margins={"cpu": 0.012})
+        (row,) = comparison.rows_for(report, METRIC, "docker")
+        self.assertEqual((12, None, 6), (row["n"], row["pairs"],
+                                         row["moments"]))
+        self.assertAlmostEqual(counted.ci_low - 1, row["change_ci_low"])
+        self.assertEqual(counted.verdict, row["verdict"])
+        # two waves a side: below the n of a verdict, whatever the values
+        few = equivalence.effect(values[:4], native[:4], True,
+                                 moments=waves[:4],
+                                 reference_moments=waves[:4])
+        self.assertIsNone(few.verdict)
+        self.assertIn("waves", few.note)
 
     def test_report_uses_the_pairs_and_keeps_native_level(self):
         values, twins = _drifting()

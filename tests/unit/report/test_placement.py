@@ -14,7 +14,9 @@ import numpy as np
 
 from rally_container_bench import metrics
 from rally_container_bench.report import comparison
+from rally_container_bench.report import placement
 from rally_container_bench.report import render
+from rally_container_bench.report import results
 
 METRIC = "sysbench.cpu.events_per_s"
 
@@ -123,3 +125,32 @@ class PlacementTestCase(unittest.TestCase):
         report = comparison.build([_document(failed)])
         self.assertEqual(["nova-lxc"],
                          [p["label"] for p in report["platforms"]])
+
+    def test_a_hosts_twins_of_one_wave_count_once(self):
+        # 4 waves of 2 twins a host, each wave's moment moving its two
+        # alike: a host's native level is measured by 4, not 8
+        rng = np.random.default_rng(11)
+
+        def twins(host, level):
+            found = []
+            for wave in range(4):
+                moment = rng.normal(0, 0.02)
+                for i in range(2):
+                    found.append(results.Sample(
+                        METRIC, "events/s", True,
+                        level * np.exp(moment + rng.normal(0, 0.002)),
+                        "native", 2, 1, (host, wave, i), "nova-lxc", host,
+                        (1, wave + 1, METRIC, 1)))
+            return found
+
+        samples = twins("c1", 1000.0) + twins("c2", 960.0)
+        headline = [{"name": METRIC, "headline": True,
+                     "higher_is_better": True}]
+
+        def c2_width(found):
+            (c2,) = [lv for lv in placement.native_levels(
+                found, headline, lambda metric: 0.01) if lv["host"] == "c2"]
+            return c2["ci_high"] - c2["ci_low"]
+
+        as_draws = [s._replace(moment=None) for s in samples]
+        self.assertGreater(c2_width(samples), 1.4 * c2_width(as_draws))
