@@ -10,6 +10,9 @@ START_BARRIER = "start barrier"
 VALIDITY = "validity"
 # The waits for a quiet host before a disturbed test is measured again.
 QUIET_WAIT = "quiet wait"
+# A validity row's verdicts where each run of a pair was beside more
+# foreign load than the limit, alike for both: the pair was used.
+USED_ALIKE = "used: foreign load alike in the pair"
 # The guest's boot time read inside at its first login.
 GUEST = "guest"
 # The lifecycle scenarios' memory chart; before metric records

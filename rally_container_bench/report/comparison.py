@@ -286,6 +286,9 @@ def _row(metric, label, concurrency, values, collected, margin,
     notes = [n for n in (summary.note, comparison.note) if n]
     notes += ["%d %s run(s) left out" % (count, why) for why, count in
               sorted(collected.left_out[(name, label, concurrency)].items())]
+    if collected.alike[own_key]:
+        notes.append("%d pair(s) measured beside foreign load alike for "
+                     "both runs" % collected.alike[own_key])
     failed = collected.failed[(label, concurrency)]
     if failed:
         notes.insert(0, "%d failed iteration(s) left out" % failed)

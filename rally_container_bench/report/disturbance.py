@@ -7,6 +7,8 @@ collected, and the comparison's rows.
 import collections
 import statistics
 
+from rally_container_bench import output_tables as tables
+
 
 def pairs(samples):
     """(metric, label, concurrency) -> (values, twin values, moments).
@@ -41,7 +43,10 @@ def runs_of(checks):
             "remeasured": sum(1 for c in watched
                               if int(c.get("attempt") or 1) > 1),
             "left_out": sum(1 for c in hit
-                            if c.get("verdicts") == "left out: disturbed")}
+                            if c.get("verdicts") == "left out: disturbed"),
+            # used as pairs beside foreign load alike for both runs
+            "alike": sum(1 for c in hit
+                         if c.get("verdicts") == tables.USED_ALIKE)}
 
 
 def of_run(steps):
@@ -50,7 +55,7 @@ def of_run(steps):
     foreign = []
     for step in steps:
         runs = step["runs"]
-        for key in ("runs", "disturbed", "remeasured", "left_out"):
+        for key in ("runs", "disturbed", "remeasured", "left_out", "alike"):
             total[key] += runs[key]
         if runs["foreign_cores"] is not None:
             foreign.append(runs["foreign_cores"])

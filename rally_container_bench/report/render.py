@@ -124,6 +124,14 @@ def headline(report):
     return tables
 
 
+def _alike(runs):
+    """The disturbed runs used as pairs beside load alike for both."""
+    if not runs.get("alike"):
+        return ""
+    return ("; %d used as pairs beside foreign load alike for both runs, "
+            "a CPU free for it" % runs["alike"])
+
+
 def findings(report):
     """What qualifies every verdict: disturbance, noise, sequential looks."""
     lines = []
@@ -133,9 +141,9 @@ def findings(report):
             lines.append(
                 "Foreign load: %d of %d test runs disturbed (up to %.2f "
                 "cores of other work on the host, median per step), "
-                "re-measured %d time(s); %d left out of verdicts."
+                "re-measured %d time(s); %d left out of verdicts%s."
                 % (runs["disturbed"], runs["runs"], runs["foreign_cores"],
-                   runs["remeasured"], runs["left_out"]))
+                   runs["remeasured"], runs["left_out"], _alike(runs)))
         else:
             lines.append("Foreign load: none of %d test runs disturbed."
                          % runs["runs"])

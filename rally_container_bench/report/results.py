@@ -100,6 +100,9 @@ class Collected:
         self.rounds = collections.defaultdict(dict)
         # (metric, label, concurrency) -> runs left out of verdicts, by why
         self.left_out = collections.defaultdict(collections.Counter)
+        # (metric, label, concurrency) -> pairs kept beside foreign load
+        # alike for both of them (foreign_load.alike_in_pair)
+        self.alike = collections.Counter()
         # (label, concurrency) -> Counter of compute hosts of iterations
         self.placement = collections.defaultdict(collections.Counter)
         # (label, concurrency) -> Counter of how tests were paired
@@ -268,6 +271,8 @@ def _collect_iteration(collected, iteration, scenario, args, concurrency,
             if not facts.get("twin"):
                 collected.left_out[(metric,) + key][kept] += 1
             continue
+        if facts.get("beside_load_alike") and not facts.get("twin"):
+            collected.alike[(metric,) + key] += 1
         pair = moment = None
         if facts.get("twin") or facts.get("paired"):
             pair = moment = (collected._iteration_number, metric,

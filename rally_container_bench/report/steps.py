@@ -43,9 +43,11 @@ def of(collected):
             (flags if runs["left_out"] else notes).append(
                 "%d of %d test runs disturbed (foreign load %.2f cores, "
                 "median of those), re-measured %d time(s); %d left out of "
-                "verdicts" % (runs["disturbed"], runs["runs"],
-                              runs["foreign_cores"], runs["remeasured"],
-                              runs["left_out"]))
+                "verdicts%s" % (runs["disturbed"], runs["runs"],
+                                runs["foreign_cores"], runs["remeasured"],
+                                runs["left_out"], "; %d used as pairs beside "
+                                "load alike for both" % runs["alike"]
+                                if runs.get("alike") else ""))
         if collected.barrier_timeouts[key]:
             flags.append("the start barrier timed out %d time(s): those "
                          "tests started without the rest of their wave"

@@ -208,3 +208,49 @@ def disturbed(load, limit, saturated_share=SATURATED_SHARE):
     # of the limit flagged 82 of 256 runs on it alone, 2026-11-29)
     return load["foreign"] > limit_for(load, limit, saturated_share) \
         + slack or (load.get("unplaced") or 0.0) > limit + slack
+
+
+def alike_in_pair(loads, limit):
+    """Whether a pair's runs ran beside the same foreign load, with room.
+
+    loads: load() of each run of an instance-and-twin pair. Alike: every
+    run was read, their foreign cores are within limit of each other, and
+    on each the host had a CPU left for that load beside the task's
+    instances (fewer instances than CPUs, and instances plus foreign
+    cores at most the CPUs plus limit). A single-threaded loop on the
+    other CPU of 2 slowed sysbench cpu and memory pinned on the first by
+    1.8-2.1 %, with the same run-to-run SD (2026-12-01, 6 alternations
+    of 4 runs each way): an instance and its twin beside the same such
+    load lose the same, and their ratio keeps its answer. Where the load
+    changed between them, or had to share a CPU with a test (every CPU
+    had an instance: N at once on N CPUs), it does not.
+    """
+    if len(loads) < 2 or any(
+            not load or load.get("foreign") is None for load in loads):
+        return False
+    foreign = [load["foreign"] for load in loads]
+    if max(foreign) - min(foreign) > limit:
+        return False
+    return all(leaves_room(load, limit) for load in loads)
+
+
+def leaves_room(load, limit):
+    """Whether a load (load()) left a CPU for its foreign cores.
+
+    Fewer of the task's instances on the host than CPUs, and instances
+    plus foreign cores at most the CPUs plus limit; Rally's unplaced CPU
+    within the limit.
+    """
+    load = load or {}
+    if load.get("foreign") is None or not load.get("cpus"):
+        return False
+    instances = load.get("instances") or 0
+    return (instances < load["cpus"]
+            and instances + load["foreign"] <= load["cpus"] + limit
+            and (load.get("unplaced") or 0.0) <= limit)
+
+
+def pair_disturbed(loads, limit, saturated_share=SATURATED_SHARE):
+    """Whether a pair is disturbed: a run is, and not alike_in_pair."""
+    return any(disturbed(load, limit, saturated_share) for load in loads) \
+        and not alike_in_pair(loads, limit)

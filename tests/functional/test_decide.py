@@ -59,10 +59,11 @@ class DecideWithHogTestCase(helpers.DockerRallyTestCase):
         def first_iteration():
             return os.path.exists(log) and "ITER: 1 START" in open(log).read()
         base.wait_until(first_iteration, 300, 0.2, "round 1's first test")
-        # A neighbour's job: outside Rally's tree, one core, bounded.
-        hog = subprocess.Popen(
-            ["timeout", str(HOG_S), "sh", "-c", "while :; do :; done"],
-            start_new_session=True)
+        # A neighbour's job: outside Rally's tree, bounded; two cores, so
+        # no CPU is left for it beside a test (one core on a free CPU,
+        # alike for both runs of a pair, would not disturb the pair:
+        # DecideBesideSteadyLoadTestCase)
+        hog = _hog(HOG_S, cores=2)
         self.addCleanup(_stop, hog)
         started = time.monotonic()
         output, _ = run.communicate(timeout=900)
@@ -147,6 +148,63 @@ class DecideWithHogTestCase(helpers.DockerRallyTestCase):
                 capture_output=True, text=True)
             self.assertEqual(0, found.returncode, found.stderr)
             self.assertIn("sysbench.cpu.events_per_s", found.stdout)
+
+
+class DecideBesideSteadyLoadTestCase(helpers.DockerRallyTestCase):
+    """A one-core neighbour through the whole run, a CPU free for it."""
+
+    def test_pairs_beside_the_same_load_are_used(self):
+        args = os.path.join(self.home.path, "args.yaml")
+        with open(args, "w") as f:
+            yaml.safe_dump({
+                "platforms": ["native", "docker"], "concurrency": [1],
+                "tests": ["quick-cpu"], "seed": 7,
+                "decide": {"budget_s": BUDGET_S, "max_rounds": 1,
+                           "pairs_per_round": 4,
+                           "margins": {"cpu": 0.05}}}, f)
+        out = os.path.join(self.home.path, "decide")
+        hog = _hog(BUDGET_S + 60, cores=1)
+        self.addCleanup(_stop, hog)
+        time.sleep(1)
+        env = dict(os.environ, HOME=self.home.path,
+                   XDG_CACHE_HOME=helpers.CACHE_HOME)
+        run = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "decide", "--task", TASK,
+             "--task-args-file", args, "--env", "local", "--out", out,
+             "--rally-config", self.home.conf],
+            cwd=helpers.TOP, env=env, capture_output=True, text=True,
+            timeout=600)
+        self.assertIsNone(hog.poll(), "the load ended before the run")
+        self.assertEqual(0, run.returncode, run.stdout[-4000:])
+        with open(os.path.join(out, "rally.json")) as f:
+            document = json.load(f)
+        checks = [row for w in helpers.workloads(document)
+                  for i in w["data"] for row in _rows(i, "validity")]
+        alike = [c for c in checks
+                 if c["verdicts"] == "used: foreign load alike in the pair"]
+        # each run read the neighbour's core above the limit, the pair
+        # alike: used, not measured again nor left out
+        self.assertTrue(alike, _seen(checks))
+        for check in alike:
+            self.assertEqual("yes", check["disturbed"], check)
+            self.assertGreater(float(check["foreign_cores"]), 0.5, check)
+        with open(os.path.join(out, "comparison.json")) as f:
+            report = json.load(f)
+        (row,) = [r for r in report["rows"]
+                  if r["metric"] == "sysbench.cpu.events_per_s"
+                  and r["platform"] == "docker"]
+        self.assertEqual(4, row["pairs"])
+        self.assertIn("measured beside foreign load alike", row["note"])
+        self.assertEqual(len(alike), report["disturbance"]["alike"])
+        self.assertEqual([], self.containers())
+
+
+def _hog(seconds, cores):
+    """A neighbour outside Rally's tree: busy loops, bounded."""
+    loops = " & ".join(["while :; do :; done"] * cores)
+    return subprocess.Popen(
+        ["timeout", str(seconds), "sh", "-c", loops + "; wait"],
+        start_new_session=True)
 
 
 def _rows(iteration, title):

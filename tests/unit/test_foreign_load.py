@@ -23,6 +23,7 @@ STAT = ("4242 (sysbench (x)) S 4200 4242 4200 0 -1 4194560 100 0 0 0 "
         "150 25 7 3 20 0 2 0 12345 0 0")
 PROC_STAT = ("cpu  100 5 50 1000 20 3 2 40 0 0\n"
              "cpu0 50 2 25 500 10 1 1 20 0 0\nprocs_running 3\n")
+LIMIT = foreign_load.DEFAULT_LIMIT
 
 
 class ParsingTestCase(unittest.TestCase):
@@ -228,6 +229,51 @@ _BURN = "import time\nwhile time.process_time() < 0.6: pass\n"
 
 def _conf(state):
     return types.SimpleNamespace(daemon_state_dir=state)
+
+
+class AlikeInPairTestCase(unittest.TestCase):
+    """A pair beside the same foreign load, with a CPU left for it."""
+
+    @staticmethod
+    def load(foreign, instances=1, cpus=2, unplaced=0.0):
+        return {"foreign": foreign, "own": 1.0, "busy": 1.0 + foreign,
+                "unplaced": unplaced, "seconds": 1.0, "cpus": cpus,
+                "instances": instances}
+
+    def test_a_neighbour_on_the_free_cpu_beside_both_keeps_the_pair(self):
+        # one instance at a time on 2 CPUs, a one-core loop beside both
+        pair = [self.load(1.0), self.load(0.95)]
+        self.assertTrue(all(foreign_load.disturbed(x, LIMIT) for x in pair))
+        self.assertTrue(foreign_load.alike_in_pair(pair, LIMIT))
+        self.assertFalse(foreign_load.pair_disturbed(pair, LIMIT))
+
+    def test_a_load_that_changed_between_the_two_disturbs_the_pair(self):
+        pair = [self.load(0.0), self.load(1.0)]
+        self.assertFalse(foreign_load.alike_in_pair(pair, LIMIT))
+        self.assertTrue(foreign_load.pair_disturbed(pair, LIMIT))
+
+    def test_no_cpu_left_for_the_load_disturbs_the_pair(self):
+        # N at once on N CPUs: the load took turns with the tests
+        self.assertTrue(foreign_load.pair_disturbed(
+            [self.load(1.0, instances=2), self.load(1.0, instances=2)],
+            LIMIT))
+        # two cores of load beside one instance on 2 CPUs
+        self.assertTrue(foreign_load.pair_disturbed(
+            [self.load(2.0), self.load(2.0)], LIMIT))
+        # Rally's unplaced CPU may hide more
+        self.assertTrue(foreign_load.pair_disturbed(
+            [self.load(1.0, unplaced=0.5)] * 2, LIMIT))
+
+    def test_an_unread_run_or_a_lone_run_is_no_pair(self):
+        self.assertTrue(foreign_load.pair_disturbed(
+            [self.load(1.0), {"foreign": None}], LIMIT))
+        self.assertTrue(foreign_load.pair_disturbed([self.load(1.0)], LIMIT))
+        self.assertFalse(foreign_load.leaves_room(
+            dict(self.load(1.0), cpus=None), LIMIT))
+
+    def test_quiet_pairs_stay_undisturbed(self):
+        self.assertFalse(foreign_load.pair_disturbed(
+            [self.load(0.0), self.load(0.1)], LIMIT))
 
 
 class RealHostTestCase(unittest.TestCase):

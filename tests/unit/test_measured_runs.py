@@ -5,6 +5,7 @@ import time
 import unittest
 from unittest import mock
 
+from rally_container_bench import output_tables as tables
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.validity import clock
 from rally_container_bench.validity import hosts
@@ -200,6 +201,54 @@ class RemeasureTestCase(unittest.TestCase):
         self.assertEqual(([0], ["no (still busy)"]), (made, waits))
 
 
+class AlikePairTestCase(unittest.TestCase):
+    """A pair beside the same load, a CPU free for it, is kept."""
+
+    def setUp(self):
+        measured_runs._stayed_busy.clear()
+        self.addCleanup(measured_runs._stayed_busy.clear)
+
+    def attempts(self, foreign_by_role):
+        made, kept = [], []
+        runs = _Runs()
+        runs.context = {"iteration": 1}
+
+        def measured_run(plan, at, spec, slot, role):
+            made.append(at[2])
+            return measured_runs.Outcome(role, load={
+                "foreign": foreign_by_role[role], "seconds": 5.0, "cpus": 2,
+                "instances": 1, "unplaced": 0.0}, limit=0.25)
+
+        runs._measured_run = measured_run
+        runs._keep = lambda plan, spec, at, order, final, outcomes, *rest: \
+            kept.append((at[2], final, measured_runs._pair_disturbed(
+                plan, outcomes)))
+        plan = _plan(host=ScriptedHost([0.9]), quiet_wait=0.05)
+        with mock.patch.object(measured_runs, "QUIET_WINDOW_S", 0.001):
+            runs._measure_repeat(plan, 0, 0, tests_lib.resolve("quick-cpu"),
+                                 [], [], [])
+        return sorted(set(made)), kept
+
+    def test_a_steady_neighbour_beside_both_keeps_the_first_attempt(self):
+        made, kept = self.attempts({measured_runs.INSTANCE: 1.0,
+                                    measured_runs.NATIVE_TWIN: 0.98})
+        self.assertEqual(([0], [(0, True, False)]), (made, kept))
+
+    def test_a_neighbour_beside_one_of_the_two_is_measured_again(self):
+        made, kept = self.attempts({measured_runs.INSTANCE: 1.0,
+                                    measured_runs.NATIVE_TWIN: 0.0})
+        self.assertEqual(0, made[0])
+        self.assertGreater(len(made), 1)
+        self.assertTrue(kept[0][2])
+
+    def test_a_test_without_a_twin_has_no_pair_to_cancel_it(self):
+        plan = _plan(twin=None)
+        lone = [measured_runs.Outcome(measured_runs.INSTANCE, load={
+            "foreign": 1.0, "seconds": 5.0, "cpus": 2, "instances": 1},
+            limit=0.25)]
+        self.assertTrue(measured_runs._pair_disturbed(plan, lone))
+
+
 class ReleaseTestCase(unittest.TestCase):
     """Only the test itself follows the wave's release."""
 
@@ -251,6 +300,31 @@ class KeptTestCase(unittest.TestCase):
         runs._keep(plan, tests_lib.resolve(
             "quick-cpu"), (0, 0, 0), 0, True, outcomes, [], records)
         return [r.metadata.get("wave") for r in records]
+
+    def test_a_pair_beside_load_alike_is_used_and_says_so(self):
+        runs = _Runs()
+        runs.context = {"iteration": 1}
+        runs._metrics_output = lambda *args: None
+        found = {"events_per_s": mock.Mock(value=990.0, unit="events/s",
+                                           higher_is_better=True)}
+        outcomes = [measured_runs.Outcome(role, run=mock.Mock(
+            result=mock.Mock(metrics=found)), limit=0.25, load={
+                "foreign": 1.0, "seconds": 5.0, "cpus": 2, "instances": 1})
+            for role in (measured_runs.INSTANCE, measured_runs.NATIVE_TWIN)]
+        records, checks = [], []
+        versions = {"sysbench": "1.0.20"}
+        plan = _plan(repeats=1, versions=versions,
+                     twin=measured_runs.Twin(None, "sysbench", "/tmp",
+                                             versions))
+        runs._keep(plan, tests_lib.resolve("quick-cpu"), (0, 0, 0), 0, True,
+                   outcomes, checks, records)
+        self.assertEqual([(False, True)] * 2, [
+            (r.metadata["disturbed"], r.metadata.get("beside_load_alike"))
+            for r in records])
+        column = measured_runs.CHECK_COLUMNS.index
+        self.assertEqual([("yes", tables.USED_ALIKE)] * 2, [
+            (row[column("disturbed")], row[column("verdicts")])
+            for row in checks])
 
     def test_a_synchronised_wave_is_recorded_on_both_of_a_pair(self):
         sync = mock.Mock()

@@ -23,6 +23,7 @@ import time
 from rally.common import logging
 
 from rally_container_bench import metrics
+from rally_container_bench import output_tables as tables
 from rally_container_bench.validity import clock
 from rally_container_bench.validity import cpu
 from rally_container_bench.validity import foreign_load
@@ -41,6 +42,9 @@ BUSY_MEMORY_S = 300.0
 _stayed_busy = {}  # host name -> time.monotonic() of its last full wait
 NATIVE_TWIN = "native twin"
 QUIET = "yes"  # a quiet wait's row: the host went quiet
+# or its load left a CPU free (foreign_load.leaves_room): a pair beside
+# it, alike for both, keeps its answer
+ROOM = "room beside it"
 # Barrier points of one attempt: each of its two runs has two (the wave
 # is there; the wave has read its hosts), then the decision.
 SLOTS = 5
@@ -148,7 +152,7 @@ class MeasuredRunsMixin:
             at = (index, repeat, attempt)
             outcomes = [self._measured_run(plan, at, spec, slot, role)
                         for slot, role in enumerate(plan.roles(spec, order))]
-            disturbed = any(o.disturbed for o in outcomes)
+            disturbed = _pair_disturbed(plan, outcomes)
             row = None
             if disturbed and attempt < plan.attempts - 1:
                 row = self._wait_for_quiet(plan, spec)
@@ -157,7 +161,7 @@ class MeasuredRunsMixin:
             # Still busy after the wait: measuring again now would only
             # be discarded again; the run stays flagged, out of verdicts.
             again = self._remeasure(plan, at, spec, disturbed and not (
-                row and row[-1] != QUIET))
+                row and row[-1] not in (QUIET, ROOM)))
             final = not again or attempt == plan.attempts - 1
             failure = self._keep(plan, spec, at, order, final, outcomes,
                                  checks, records)
@@ -191,8 +195,10 @@ class MeasuredRunsMixin:
             foreign = load.get("foreign")
             quiet = not foreign_load.disturbed(load, plan.limit,
                                                plan.saturated_share)
+            room = plan.twin is not None and foreign_load.leaves_room(
+                load, plan.limit)
             waited = time.monotonic() - started
-            if quiet or waited >= bound:
+            if quiet or room or waited >= bound:
                 break
             if not said:
                 said = True
@@ -202,18 +208,20 @@ class MeasuredRunsMixin:
                          % (plan.host.name, spec.label, foreign,
                             _unplaced_said(load), plan.limit,
                             plan.quiet_wait))
-        if not quiet and bound:
+        if not (quiet or room) and bound:
             _stayed_busy[plan.host.name] = time.monotonic()
         if said:
             LOG.info("host busy: waited %.0f s on %s, %s" % (
                 waited, plan.host.name,
                 "quiet now: measuring %s again" % spec.label if quiet else
-                "still busy: %s stays flagged, not measured again beside "
-                "the load" % spec.label))
+                "a CPU free beside the load: measuring %s again, the pair "
+                "kept if the load is alike for both" % spec.label if room
+                else "still busy: %s stays flagged, not measured again "
+                "beside the load" % spec.label))
         return [spec.label, plan.host.name, round(waited, 1),
                 None if foreign is None else round(foreign, 3),
-                QUIET if quiet else "no (gave up)" if bound
-                else "no (still busy)"]
+                QUIET if quiet else ROOM if room else "no (gave up)"
+                if bound else "no (still busy)"]
 
     def _wave(self, plan):
         iteration = self.context.get("iteration", 1)
@@ -289,12 +297,14 @@ class MeasuredRunsMixin:
         """Write an attempt into the iteration's results."""
         _, repeat, attempt = at
         last = final and repeat == plan.repeats - 1
-        disturbed = any(o.disturbed for o in outcomes)
+        disturbed = _pair_disturbed(plan, outcomes)
+        alike = not disturbed and any(o.disturbed for o in outcomes)
         failures = []
         for outcome in outcomes:
             checks.append(_check_row(spec, attempt, outcome, (
                 "re-measured" if not final else
-                "left out: disturbed" if disturbed else "used")))
+                "left out: disturbed" if disturbed else
+                tables.USED_ALIKE if alike else "used")))
             twin = outcome.role == NATIVE_TWIN
             if outcome.error is not None:
                 if final:
@@ -312,6 +322,8 @@ class MeasuredRunsMixin:
                              else "native first"))
             if outcome.load and outcome.load.get("foreign") is not None:
                 facts["foreign_cores"] = round(outcome.load["foreign"], 3)
+            if alike:
+                facts["beside_load_alike"] = True
             if plan.sync is not None:
                 # The pairs of one wave share its moment: the report
                 # counts them as one observation (report/equivalence.py).
@@ -328,6 +340,20 @@ class MeasuredRunsMixin:
                 self._metrics_output(spec, outcome.run, found,
                                      versions[spec.tool], twin)
         return " | ".join(failures) or None
+
+
+def _pair_disturbed(plan, outcomes):
+    """Whether an attempt is disturbed (foreign_load.pair_disturbed).
+
+    A pair whose runs were each beside more than the limit is kept where
+    that load was alike for both, with a CPU left for it: it cancels in
+    their ratio. A test without a twin has no pair to cancel it in.
+    """
+    loads = [o.load for o in outcomes]
+    if len(outcomes) < 2:
+        return any(o.disturbed for o in outcomes)
+    return foreign_load.pair_disturbed(loads, plan.limit,
+                                       plan.saturated_share)
 
 
 def scheduled(start_at, clock_read=None):

@@ -11,6 +11,7 @@ import unittest
 import numpy as np
 
 from rally_container_bench import metrics
+from rally_container_bench import output_tables as tables
 from rally_container_bench.report import comparison
 from rally_container_bench.report import diff
 from rally_container_bench.report import equivalence
@@ -208,6 +209,30 @@ class PairedVerdictTestCase(unittest.TestCase):
         self.assertIsNotNone(row["pair_sd"])
         self.assertEqual("cpu", report["noise"][0]["kind"])
 
+    def test_pairs_beside_load_alike_are_used_and_counted(self):
+        values, twins = _drifting()
+        iterations = []
+        for i, (v, t) in enumerate(zip(values, twins)):
+            alike = i < 3
+            records = _records(v, t)
+            for record in records:
+                if alike:
+                    record.metadata["beside_load_alike"] = True
+            verdicts = tables.USED_ALIKE if alike else "used"
+            iterations.append(_iteration(records, [
+                _check(1, run, 1.0 if alike else 0.01, alike, verdicts)
+                for run in ("instance", "native twin")], 1000 + 20 * i))
+        report = comparison.build([_document(iterations)])
+        (row,) = comparison.rows_for(report, METRIC, "docker-runc")
+        self.assertEqual(12, row["pairs"])
+        self.assertIn("3 pair(s) measured beside foreign load alike",
+                      row["note"])
+        self.assertEqual((6, 6, 0), tuple(report["disturbance"][key] for key
+                                          in ("disturbed", "alike",
+                                              "left_out")))
+        self.assertIn("6 used as pairs beside foreign load alike",
+                      " ".join(render.findings(report)))
+
     def test_disturbed_and_superseded_attempts_stay_out_and_are_shown(self):
         values, twins = _drifting()
         iterations = []
@@ -230,7 +255,7 @@ class PairedVerdictTestCase(unittest.TestCase):
         self.assertEqual(11, row["pairs"])
         self.assertEqual("equivalent", row["verdict"])
         self.assertEqual({"runs": 15, "disturbed": 4, "remeasured": 4,
-                          "left_out": 1, "foreign_cores": 1.1},
+                          "left_out": 1, "alike": 0, "foreign_cores": 1.1},
                          report["disturbance"])
         (flag,) = report["steps"][0]["flags"]
         self.assertIn("4 of 15 test runs disturbed", flag)
