@@ -63,7 +63,9 @@ OPTS = [
                  help="Cores of foreign load (the host's busy time that "
                       "neither the harness nor the task's instances used) "
                       "above which a test run on this host is disturbed: "
-                      "re-measured, and kept out of verdicts. A quarter of "
+                      "re-measured, and kept out of verdicts, unless both "
+                      "runs of an instance-and-twin pair were beside the "
+                      "same load with a CPU free for it. A quarter of "
                       "a core is ~5x what kernel threads and engine daemons "
                       "use beside a test on a quiet 2-core host, and a "
                       "quarter of a single-threaded foreign job."),

@@ -49,9 +49,8 @@ SATURATED_IDLE = 0.1
 SATURATED_SHARE = 0.33
 
 # Foreign cores beyond the CPUs the instances left free that still fit
-# (leaves_room). A load wanting more than the free CPUs takes what the
-# tests leave: beside one test on 2 CPUs a one-core loop read 0.97-1.03
-# cores, two loops 1.2-1.5 (2026-12-01).
+# (leaves_room): beside one test on 2 CPUs a one-core loop read 0.97-1.03
+# cores (2026-12-01).
 ROOM_SLACK = 0.1
 
 _harness = None
@@ -168,9 +167,12 @@ def load(before, after):
     unplaced = max(0.0, after.unplaced - before.unplaced) \
         if before.unplaced and after.unplaced else 0.0
     cpus = before.cpu.cpus if before.cpu and after.cpu else None
+    running = None if before.running is None or after.running is None \
+        else max(before.running, after.running)
     return {"foreign": max(0.0, busy - own) / wall, "own": own / wall,
             "busy": busy / wall, "unplaced": unplaced / wall,
-            "seconds": wall, "cpus": cpus, "instances": len(alive)}
+            "seconds": wall, "cpus": cpus, "instances": len(alive),
+            "running": running}
 
 
 def saturated(load):
@@ -242,16 +244,24 @@ def alike_in_pair(loads, limit):
 def leaves_room(load, limit):
     """Whether a load (load()) left a CPU for its foreign cores.
 
-    Fewer of the task's instances on the host than CPUs, and instances
-    plus foreign cores at most the CPUs plus ROOM_SLACK; Rally's
-    unplaced CPU within the limit.
+    Fewer of the task's instances on the host than CPUs; instances plus
+    foreign cores at most the CPUs plus ROOM_SLACK; instances plus the
+    tasks runnable when the host was read (``running``, the reader
+    itself left out; the tests run between the readings) at most the
+    CPUs: a load wanting more than the free CPUs takes what the tests
+    leave, and its cores read no more than that (two loops beside one
+    test pinned on one CPU of 2 read 1.07-1.08 foreign cores, the test
+    keeping 0.92 of its CPU, 2026-12-01); Rally's unplaced CPU within
+    the limit.
     """
     load = load or {}
     if load.get("foreign") is None or not load.get("cpus"):
         return False
     instances = load.get("instances") or 0
+    runnable = max(0, (load.get("running") or 1) - 1)
     return (instances < load["cpus"]
             and instances + load["foreign"] <= load["cpus"] + ROOM_SLACK
+            and instances + runnable <= load["cpus"]
             and (load.get("unplaced") or 0.0) <= limit)
 
 

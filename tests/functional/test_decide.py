@@ -36,6 +36,16 @@ class _LimitTestCase(helpers.DockerRallyTestCase):
         cls.home.close()  # the quiet one: these tests are about the limit
         cls.home = helpers.RallyHome({"foreign_load_limit": LIMIT})
 
+    def decide(self, args, out):
+        """rcbench decide's argv on the local task in this Rally home."""
+        return [os.path.join(helpers.BIN, "rcbench"), "decide", "--task",
+                TASK, "--task-args-file", args, "--env", "local", "--out",
+                out, "--rally-config", self.home.conf]
+
+    def env(self):
+        return dict(os.environ, HOME=self.home.path,
+                    XDG_CACHE_HOME=helpers.CACHE_HOME)
+
 
 class DecideWithHogTestCase(_LimitTestCase):
 
@@ -49,14 +59,10 @@ class DecideWithHogTestCase(_LimitTestCase):
                            "pairs_per_round": 3,
                            "margins": {"cpu": "auto"}}}, f)
         out = os.path.join(self.home.path, "decide")
-        env = dict(os.environ, HOME=self.home.path,
-                   XDG_CACHE_HOME=helpers.CACHE_HOME)
         run = subprocess.Popen(
-            [os.path.join(helpers.BIN, "rcbench"), "decide", "--task", TASK,
-             "--task-args-file", args, "--env", "local", "--out", out,
-             "--rally-config", self.home.conf],
-            cwd=helpers.TOP, env=env, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+            self.decide(args, out), cwd=helpers.TOP, env=self.env(),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            start_new_session=True)
         self.addCleanup(helpers.kill_group, run.pid)
         log = os.path.join(out, "rally-task.log")
 
@@ -175,14 +181,9 @@ class DecideBesideSteadyLoadTestCase(_LimitTestCase):
         hog = _hog(BUDGET_S + 60, cores=1)
         self.addCleanup(_stop, hog)
         time.sleep(1)
-        env = dict(os.environ, HOME=self.home.path,
-                   XDG_CACHE_HOME=helpers.CACHE_HOME)
         run = subprocess.run(
-            [os.path.join(helpers.BIN, "rcbench"), "decide", "--task", TASK,
-             "--task-args-file", args, "--env", "local", "--out", out,
-             "--rally-config", self.home.conf],
-            cwd=helpers.TOP, env=env, capture_output=True, text=True,
-            timeout=600)
+            self.decide(args, out), cwd=helpers.TOP, env=self.env(),
+            capture_output=True, text=True, timeout=600)
         self.assertIsNone(hog.poll(), "the load ended before the run")
         self.assertEqual(0, run.returncode, run.stdout[-4000:])
         with open(os.path.join(out, "rally.json")) as f:

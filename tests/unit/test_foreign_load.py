@@ -106,6 +106,10 @@ class ParsingTestCase(unittest.TestCase):
         self.assertAlmostEqual(0.5, load["foreign"])
         self.assertAlmostEqual(2.0, load["busy"])
         self.assertAlmostEqual(0.0, load["unplaced"])
+        self.assertIsNone(load["running"])  # not read
+        self.assertEqual(3, foreign_load.load(
+            before._replace(running=3), after._replace(running=2))[
+                "running"])
 
     def test_harness_cpu_that_may_hide_a_hog_disturbs_the_run(self):
         # a 1-CPU host at half a core of hog, Rally busy elsewhere: own
@@ -235,10 +239,11 @@ class AlikeInPairTestCase(unittest.TestCase):
     """A pair beside the same foreign load, with a CPU left for it."""
 
     @staticmethod
-    def load(foreign, instances=1, cpus=2, unplaced=0.0):
+    def load(foreign, instances=1, cpus=2, unplaced=0.0, running=2):
+        # running: the neighbour's loop and the reader at the readings
         return {"foreign": foreign, "own": 1.0, "busy": 1.0 + foreign,
                 "unplaced": unplaced, "seconds": 1.0, "cpus": cpus,
-                "instances": instances}
+                "instances": instances, "running": running}
 
     def test_a_neighbour_on_the_free_cpu_beside_both_keeps_the_pair(self):
         # one instance at a time on 2 CPUs, a one-core loop beside both
@@ -260,6 +265,12 @@ class AlikeInPairTestCase(unittest.TestCase):
         # two cores of load beside one instance on 2 CPUs
         self.assertTrue(foreign_load.pair_disturbed(
             [self.load(2.0), self.load(2.0)], LIMIT))
+        # two loops beside one test pinned on one CPU of 2: they read
+        # 1.07 cores (what the test left), but were 2 runnable tasks
+        self.assertTrue(foreign_load.pair_disturbed(
+            [self.load(1.07, running=3)] * 2, LIMIT))
+        self.assertFalse(foreign_load.pair_disturbed(
+            [self.load(1.07, running=2)] * 2, LIMIT))
         # Rally's unplaced CPU may hide more
         self.assertTrue(foreign_load.pair_disturbed(
             [self.load(1.0, unplaced=0.5)] * 2, LIMIT))

@@ -217,7 +217,7 @@ class AlikePairTestCase(unittest.TestCase):
             made.append(at[2])
             return measured_runs.Outcome(role, load={
                 "foreign": foreign_by_role[role], "seconds": 5.0, "cpus": 2,
-                "instances": 1, "unplaced": 0.0}, limit=0.25)
+                "instances": 1, "unplaced": 0.0, "running": 2}, limit=0.25)
 
         runs._measured_run = measured_run
         runs._keep = lambda plan, spec, at, order, final, outcomes, *rest: \
@@ -283,41 +283,31 @@ class ReleaseTestCase(unittest.TestCase):
 class KeptTestCase(unittest.TestCase):
     """What an attempt's records say about when it was measured."""
 
-    def kept(self, sync):
+    def keep(self, sync=None, iteration=3, **outcome):
+        """(records, validity rows) of one attempt of a cpu test's pair."""
         runs = _Runs()
-        runs.context = {"iteration": 3}
+        runs.context = {"iteration": iteration}
         runs._metrics_output = lambda *args: None
         found = {"events_per_s": mock.Mock(value=990.0, unit="events/s",
                                            higher_is_better=True)}
         outcomes = [measured_runs.Outcome(role, run=mock.Mock(
-            result=mock.Mock(metrics=found)))
+            result=mock.Mock(metrics=found)), **outcome)
             for role in (measured_runs.INSTANCE, measured_runs.NATIVE_TWIN)]
-        records = []
+        records, checks = [], []
         versions = {"sysbench": "1.0.20"}
         plan = _plan(sync=sync, repeats=1, versions=versions,
                      twin=measured_runs.Twin(None, "sysbench", "/tmp",
                                              versions))
         runs._keep(plan, tests_lib.resolve(
-            "quick-cpu"), (0, 0, 0), 0, True, outcomes, [], records)
-        return [r.metadata.get("wave") for r in records]
+            "quick-cpu"), (0, 0, 0), 0, True, outcomes, checks, records)
+        return records, checks
+
+    def kept(self, sync):
+        return [r.metadata.get("wave") for r in self.keep(sync)[0]]
 
     def test_a_pair_beside_load_alike_is_used_and_says_so(self):
-        runs = _Runs()
-        runs.context = {"iteration": 1}
-        runs._metrics_output = lambda *args: None
-        found = {"events_per_s": mock.Mock(value=990.0, unit="events/s",
-                                           higher_is_better=True)}
-        outcomes = [measured_runs.Outcome(role, run=mock.Mock(
-            result=mock.Mock(metrics=found)), limit=0.25, load={
-                "foreign": 1.0, "seconds": 5.0, "cpus": 2, "instances": 1})
-            for role in (measured_runs.INSTANCE, measured_runs.NATIVE_TWIN)]
-        records, checks = [], []
-        versions = {"sysbench": "1.0.20"}
-        plan = _plan(repeats=1, versions=versions,
-                     twin=measured_runs.Twin(None, "sysbench", "/tmp",
-                                             versions))
-        runs._keep(plan, tests_lib.resolve("quick-cpu"), (0, 0, 0), 0, True,
-                   outcomes, checks, records)
+        records, checks = self.keep(iteration=1, limit=0.25, load={
+            "foreign": 1.0, "seconds": 5.0, "cpus": 2, "instances": 1})
         self.assertEqual([(False, True)] * 2, [
             (r.metadata["disturbed"], r.metadata.get("beside_load_alike"))
             for r in records])

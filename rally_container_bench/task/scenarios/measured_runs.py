@@ -7,7 +7,9 @@ waves), so the host's drift between minutes cancels in the pair's ratio.
 Around each run the foreign load of the host it ran on is measured (this
 host's, or a compute host's over SSH: validity.hosts); an
 attempt beside more than the limit is disturbed and measured again, up
-to a bound. In a synchronised wave every instance votes at the end of an
+to a bound, unless both runs of its pair were beside the same load with
+a CPU free for it (foreign_load.alike_in_pair): it cancels in their
+ratio. In a synchronised wave every instance votes at the end of an
 attempt and the whole wave re-measures together, so N stay N at once.
 
 Every attempt is kept in the iteration's results (records with their
