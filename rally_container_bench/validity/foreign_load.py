@@ -167,8 +167,10 @@ def load(before, after):
     unplaced = max(0.0, after.unplaced - before.unplaced) \
         if before.unplaced and after.unplaced else 0.0
     cpus = before.cpu.cpus if before.cpu and after.cpu else None
+    # a neighbour's threads are runnable at both readings; the harness's
+    # and the daemons' come and go (3-6 at one reading beside 2 here)
     running = None if before.running is None or after.running is None \
-        else max(before.running, after.running)
+        else min(before.running, after.running)
     return {"foreign": max(0.0, busy - own) / wall, "own": own / wall,
             "busy": busy / wall, "unplaced": unplaced / wall,
             "seconds": wall, "cpus": cpus, "instances": len(alive),
@@ -246,8 +248,8 @@ def leaves_room(load, limit):
 
     Fewer of the task's instances on the host than CPUs; instances plus
     foreign cores at most the CPUs plus ROOM_SLACK; instances plus the
-    tasks runnable when the host was read (``running``, the reader
-    itself left out; the tests run between the readings) at most the
+    tasks runnable at both of the host's readings (``running``, the
+    reader itself left out; the tests run between the readings) at most the
     CPUs: a load wanting more than the free CPUs takes what the tests
     leave, and its cores read no more than that (two loops beside one
     test pinned on one CPU of 2 read 1.07-1.08 foreign cores, the test

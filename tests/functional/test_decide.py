@@ -203,7 +203,7 @@ class DecideBesideSteadyLoadTestCase(_LimitTestCase):
         (row,) = [r for r in report["rows"]
                   if r["metric"] == "sysbench.cpu.events_per_s"
                   and r["platform"].startswith("docker")]
-        self.assertEqual(4, row["pairs"])
+        self.assertEqual(4, row["pairs"], _seen(checks))
         self.assertIn("measured beside foreign load alike", row["note"])
         self.assertEqual(len(alike), report["disturbance"]["alike"])
         self.assertEqual([], self.containers())
@@ -227,9 +227,9 @@ def _rows(iteration, title):
 
 def _seen(checks):
     """What a failed assertion shows of the validity rows."""
-    return "; ".join("%s %s busy %s foreign %s %s" % (
+    return "; ".join("%s %s busy %s foreign %s running %s %s" % (
         c["run"], c["attempt"], c["host_busy"], c["foreign_cores"],
-        c["verdicts"]) for c in checks)
+        c["host_running_max"], c["verdicts"]) for c in checks)
 
 
 def _timeline(log):

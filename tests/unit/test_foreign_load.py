@@ -107,8 +107,8 @@ class ParsingTestCase(unittest.TestCase):
         self.assertAlmostEqual(2.0, load["busy"])
         self.assertAlmostEqual(0.0, load["unplaced"])
         self.assertIsNone(load["running"])  # not read
-        self.assertEqual(3, foreign_load.load(
-            before._replace(running=3), after._replace(running=2))[
+        self.assertEqual(2, foreign_load.load(
+            before._replace(running=6), after._replace(running=2))[
                 "running"])
 
     def test_harness_cpu_that_may_hide_a_hog_disturbs_the_run(self):
