@@ -8,6 +8,7 @@ from unittest import mock
 from rally_container_bench import output_tables as tables
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.validity import clock
+from rally_container_bench.validity import cpu
 from rally_container_bench.validity import hosts
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -154,6 +155,35 @@ class QuietWaitTestCase(unittest.TestCase):
         self.assertEqual((2, "yes"), (windows, waits[0][4]))
         self.assertIn("0.00 cores of foreign load, 0.60 of Rally's",
                       log.info.call_args_list[0][0][0])
+
+    def test_a_load_that_leaves_a_cpu_free_ends_the_wait_of_a_pair(self):
+        class TwoCpus(ScriptedHost):
+            """One loop's core on a 2-CPU host with one instance."""
+
+            @contextlib.contextmanager
+            def window(self, owned=False):
+                found = hosts.Window(self)
+                self.windows += 1
+                ticks = 2 * cpu.TICKS
+                found.before = hosts.Reading(
+                    0.0, self.name, cpu.CpuTimes(0, 0, 0, 2), 2, 0.0, 0.0,
+                    {"i": 0.0})
+                yield found
+                found.after = hosts.Reading(
+                    1.0, self.name, cpu.CpuTimes(ticks, 0, 0, 2), 2, 1.0,
+                    0.0, {"i": 0.0})
+
+        host = TwoCpus([])
+        quick_cpu = tests_lib.resolve("quick-cpu")
+        with mock.patch.object(measured_runs, "QUIET_WINDOW_S", 0.001):
+            row = _Runs()._wait_for_quiet(_plan(host=host, quiet_wait=30.0),
+                                          quick_cpu)
+            self.assertEqual((1, 1.0, measured_runs.ROOM),
+                             (host.windows, row[3], row[4]))
+            # a test with no twin waits for quiet
+            row = _Runs()._wait_for_quiet(
+                _plan(host=host, quiet_wait=0.05, twin=None), quick_cpu)
+        self.assertEqual("no (gave up)", row[4])
 
     def test_nothing_to_wait_for(self):
         self.assertEqual((0, None), self.wait([0.9], quiet_wait=0))

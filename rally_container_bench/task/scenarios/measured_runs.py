@@ -197,8 +197,8 @@ class MeasuredRunsMixin:
             foreign = load.get("foreign")
             quiet = not foreign_load.disturbed(load, plan.limit,
                                                plan.saturated_share)
-            room = plan.twin is not None and foreign_load.leaves_room(
-                load, plan.limit)
+            room = len(plan.roles(spec, 0)) > 1 and \
+                foreign_load.leaves_room(load, plan.limit)
             waited = time.monotonic() - started
             if quiet or room or waited >= bound:
                 break
