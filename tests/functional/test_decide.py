@@ -12,6 +12,7 @@ disturb other tests, and they its verdicts).
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -193,7 +194,11 @@ class DecideBesideSteadyLoadTestCase(_LimitTestCase):
         alike = [c for c in checks
                  if c["verdicts"] == "used: foreign load alike in the pair"]
         # each run read the neighbour's core above the limit, the pair
-        # alike: used, not measured again nor left out
+        # alike: used, not measured again nor left out. Not every pair:
+        # where the harness's own threads were runnable at both of a
+        # run's readings, the load's room is not shown, and the pair is
+        # measured again (3 of 4 pairs used in one CI run, 4 of 4 in
+        # three others)
         self.assertTrue(alike, _seen(checks))
         for check in alike:
             self.assertEqual("yes", check["disturbed"], check)
@@ -203,8 +208,10 @@ class DecideBesideSteadyLoadTestCase(_LimitTestCase):
         (row,) = [r for r in report["rows"]
                   if r["metric"] == "sysbench.cpu.events_per_s"
                   and r["platform"].startswith("docker")]
-        self.assertEqual(4, row["pairs"], _seen(checks))
-        self.assertIn("measured beside foreign load alike", row["note"])
+        self.assertEqual(len(alike) // 2, int(re.search(
+            r"(\d+) pair\(s\) measured beside foreign load alike",
+            row["note"]).group(1)), row["note"])
+        self.assertLessEqual(len(alike) // 2, row["pairs"])
         self.assertEqual(len(alike), report["disturbance"]["alike"])
         self.assertEqual([], self.containers())
 
