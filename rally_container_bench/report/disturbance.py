@@ -49,6 +49,14 @@ def runs_of(checks):
                          if c.get("verdicts") == tables.USED_ALIKE)}
 
 
+def alike_said(runs):
+    """"; N used as pairs ..." where runs_of() used pairs beside load."""
+    if not runs.get("alike"):
+        return ""
+    return ("; %d used as pairs beside foreign load alike for both runs, "
+            "a CPU free for it" % runs["alike"])
+
+
 def of_run(steps):
     """The whole run's disturbed test runs: {runs, disturbed, ...}."""
     total = collections.Counter()

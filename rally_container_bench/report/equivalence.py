@@ -84,9 +84,10 @@ def effect(values, reference, higher_is_better, margin=DEFAULT_MARGIN,
     unusable = _usable(x, y)
     if unusable:
         return unusable
-    per_moment = len(x) / len(moment_means(x, moments))
+    values_per_moment = len(x)
     x = moment_means(x, moments)
     y = moment_means(y, reference_moments)
+    per_moment = values_per_moment / len(x)
     if min(len(x), len(y)) < MIN_N:
         return NOT_TESTED._replace(
             note="no verdict below %d waves measured at once" % MIN_N)

@@ -8,6 +8,7 @@ import os
 import jinja2
 
 from rally_container_bench.report import comparison
+from rally_container_bench.report import disturbance
 from rally_container_bench.report import forest
 from rally_container_bench.report import plots
 
@@ -124,14 +125,6 @@ def headline(report):
     return tables
 
 
-def _alike(runs):
-    """The disturbed runs used as pairs beside load alike for both."""
-    if not runs.get("alike"):
-        return ""
-    return ("; %d used as pairs beside foreign load alike for both runs, "
-            "a CPU free for it" % runs["alike"])
-
-
 def findings(report):
     """What qualifies every verdict: disturbance, noise, sequential looks."""
     lines = []
@@ -143,7 +136,8 @@ def findings(report):
                 "cores of other work on the host, median per step), "
                 "re-measured %d time(s); %d left out of verdicts%s."
                 % (runs["disturbed"], runs["runs"], runs["foreign_cores"],
-                   runs["remeasured"], runs["left_out"], _alike(runs)))
+                   runs["remeasured"], runs["left_out"],
+                   disturbance.alike_said(runs)))
         else:
             lines.append("Foreign load: none of %d test runs disturbed."
                          % runs["runs"])

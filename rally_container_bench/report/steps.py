@@ -45,9 +45,8 @@ def of(collected):
                 "median of those), re-measured %d time(s); %d left out of "
                 "verdicts%s" % (runs["disturbed"], runs["runs"],
                                 runs["foreign_cores"], runs["remeasured"],
-                                runs["left_out"], "; %d used as pairs beside "
-                                "load alike for both" % runs["alike"]
-                                if runs.get("alike") else ""))
+                                runs["left_out"],
+                                disturbance.alike_said(runs)))
         if collected.barrier_timeouts[key]:
             flags.append("the start barrier timed out %d time(s): those "
                          "tests started without the rest of their wave"

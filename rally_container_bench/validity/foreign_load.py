@@ -234,13 +234,11 @@ def alike_in_pair(loads, limit):
     changed between them, or had to share a CPU with a test (every CPU
     had an instance: N at once on N CPUs), it does not.
     """
-    if len(loads) < 2 or any(
-            not load or load.get("foreign") is None for load in loads):
+    if len(loads) < 2 or not all(leaves_room(load, limit)
+                                 for load in loads):
         return False
     foreign = [load["foreign"] for load in loads]
-    if max(foreign) - min(foreign) > limit:
-        return False
-    return all(leaves_room(load, limit) for load in loads)
+    return max(foreign) - min(foreign) <= limit
 
 
 def leaves_room(load, limit):

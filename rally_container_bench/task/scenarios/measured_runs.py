@@ -347,15 +347,12 @@ class MeasuredRunsMixin:
 def _pair_disturbed(plan, outcomes):
     """Whether an attempt is disturbed (foreign_load.pair_disturbed).
 
-    A pair whose runs were each beside more than the limit is kept where
-    that load was alike for both, with a CPU left for it: it cancels in
-    their ratio. A test without a twin has no pair to cancel it in.
+    A pair beside more than the limit is kept where that load was alike
+    for both runs, with a CPU left for it: it cancels in their ratio. A
+    test without a twin has no pair to cancel it in.
     """
-    loads = [o.load for o in outcomes]
-    if len(outcomes) < 2:
-        return any(o.disturbed for o in outcomes)
-    return foreign_load.pair_disturbed(loads, plan.limit,
-                                       plan.saturated_share)
+    return foreign_load.pair_disturbed([o.load for o in outcomes],
+                                       plan.limit, plan.saturated_share)
 
 
 def scheduled(start_at, clock_read=None):
