@@ -20,6 +20,9 @@ Shapes (random read, 4 KiB blocks, one thread, O_DIRECT unless said):
   kept    the same files kept from run to run (one prepare per block)
   5s      as quick, 5 s a run
   1s      as quick, 1 s a run (half the quickstart's cost a pair)
+  abba    as 1s, a pair's second side run twice between two of its first
+          (first, second, second, first: quick's reading time; a drift
+          of the disk within the pair cancels), each side's mean
   pinned  as quick, sysbench pinned to one CPU (taskset)
   256m    as quick, 256 MiB in 32 files
   cached  as quick without O_DIRECT: through the page cache
@@ -57,6 +60,7 @@ SHAPES = {
     "kept": ({}, {"kept": True}),
     "5s": ({"time": 5}, {}),
     "1s": ({"time": 1}, {}),
+    "abba": ({"time": 1}, {"abba": True}),
     "pinned": ({}, {"cpu": 0}),
     "256m": ({"file_total_size": "256M", "file_num": 32}, {}),
     "cached": ({"file_extra_flags": None}, {}),
@@ -97,8 +101,12 @@ def block(name, version, workdir, pairs):
     diffs = []
     try:
         for _ in range(pairs):
-            first = one_run(spec, version, workdir, how, False)
-            second = one_run(spec, version, workdir, how, how.get("kept"))
+            runs = [one_run(spec, version, workdir, how, how.get("kept")
+                            and i > 0)
+                    for i in range(4 if how.get("abba") else 2)]
+            first, second = runs if len(runs) == 2 else (
+                statistics.mean([runs[0], runs[3]]),
+                statistics.mean(runs[1:3]))
             diffs.append(100.0 * (second - first) / first)
     finally:
         sysbench(spec, version, "cleanup", workdir)

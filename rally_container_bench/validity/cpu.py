@@ -108,18 +108,28 @@ def parse_processes(text):
     return found
 
 
-def tree_ticks(processes, root):
-    """Ticks of root and every process under it: {pid: (ppid, ticks)}."""
+def parse_state(text):
+    """/proc/<pid>/task/<tid>/stat -> the thread's state (R: runnable)."""
+    return text.rsplit(")", 1)[1].split(None, 1)[0]
+
+
+def tree_pids(processes, root):
+    """root and every process under it: {pid: (ppid, ticks)} -> set."""
     children = {}
     for pid, (ppid, _) in processes.items():
         children.setdefault(ppid, []).append(pid)
-    total, todo = 0, [root]
+    found, todo = set(), [root]
     while todo:
         pid = todo.pop()
-        if pid in processes:
-            total += processes[pid][1]
+        found.add(pid)
         todo.extend(children.get(pid, ()))
-    return total
+    return found
+
+
+def tree_ticks(processes, root):
+    """Ticks of root and every process under it: {pid: (ppid, ticks)}."""
+    return sum(processes[pid][1] for pid in tree_pids(processes, root)
+               if pid in processes)
 
 
 def cgroup_usage_file(cgroup_text, unified_mount=False):

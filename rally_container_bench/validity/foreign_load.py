@@ -167,14 +167,24 @@ def load(before, after):
     unplaced = max(0.0, after.unplaced - before.unplaced) \
         if before.unplaced and after.unplaced else 0.0
     cpus = before.cpu.cpus if before.cpu and after.cpu else None
-    # a neighbour's threads are runnable at both readings; the harness's
-    # and the daemons' come and go (3-6 at one reading beside 2 here)
-    running = None if before.running is None or after.running is None \
-        else min(before.running, after.running)
+    # a neighbour's threads are runnable at both readings; the daemons'
+    # come and go (3-6 at one reading beside 2 here)
+    runnable = [_others(reading) for reading in (before, after)]
     return {"foreign": max(0.0, busy - own) / wall, "own": own / wall,
             "busy": busy / wall, "unplaced": unplaced / wall,
             "seconds": wall, "cpus": cpus, "instances": len(alive),
-            "running": running}
+            "runnable": None if None in runnable else min(runnable)}
+
+
+def _others(reading):
+    """Tasks runnable at a reading besides the harness's (hosts.Reading).
+
+    The threads counted outside the harness's tree where the reader's
+    host counted them, else procs_running less the reader itself.
+    """
+    if getattr(reading, "others", None) is not None:
+        return reading.others
+    return None if reading.running is None else max(0, reading.running - 1)
 
 
 def saturated(load):
@@ -246,8 +256,8 @@ def leaves_room(load, limit):
 
     Fewer of the task's instances on the host than CPUs; instances plus
     foreign cores at most the CPUs plus ROOM_SLACK; instances plus the
-    tasks runnable at both of the host's readings (``running``, the
-    reader itself left out; the tests run between the readings) at most the
+    tasks runnable besides the harness's at both of the host's readings
+    (``runnable``; the tests run between the readings) at most the
     CPUs: a load wanting more than the free CPUs takes what the tests
     leave, and its cores read no more than that (two loops beside one
     test pinned on one CPU of 2 read 1.07-1.08 foreign cores, the test
@@ -258,7 +268,7 @@ def leaves_room(load, limit):
     if load.get("foreign") is None or not load.get("cpus"):
         return False
     instances = load.get("instances") or 0
-    runnable = max(0, (load.get("running") or 1) - 1)
+    runnable = load.get("runnable") or 0
     return (instances < load["cpus"]
             and instances + load["foreign"] <= load["cpus"] + ROOM_SLACK
             and instances + runnable <= load["cpus"]

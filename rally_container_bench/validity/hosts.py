@@ -41,11 +41,13 @@ BOOT_ID = "/proc/sys/kernel/random/boot_id"
 LOG = logging.getLogger(__name__)
 
 Reading = collections.namedtuple(
-    "Reading", "at host cpu running busy own instances unplaced",
-    defaults=(0.0,))
+    "Reading", "at host cpu running busy own instances unplaced others",
+    defaults=(0.0, None))
 # busy, own: seconds of CPU since boot; instances: {name: seconds};
 # unplaced: the part of own that is the harness's CPU on a host that
-# shares this kernel but only some of its CPUs (ComputeHost._with_harness)
+# shares this kernel but only some of its CPUs (ComputeHost._with_harness);
+# running: procs_running; others: threads runnable outside the harness's
+# tree (the reader's own host only; None: not counted)
 
 
 def _read(path):
@@ -63,6 +65,27 @@ def local_processes():
                     _read("/proc/%s/stat" % name))
             except (OSError, ValueError, IndexError):
                 continue  # gone meanwhile
+    return found
+
+
+def runnable_outside(excluded):
+    """Thread ids runnable now on this host outside the excluded pids."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in excluded:
+            continue
+        try:
+            threads = os.listdir("/proc/%s/task" % name)
+        except OSError:
+            continue  # gone meanwhile
+        for tid in threads:
+            try:
+                state = cpu.parse_state(
+                    _read("/proc/%s/task/%s/stat" % (name, tid)))
+            except (OSError, IndexError):
+                continue
+            if state == "R":
+                found.append(int(tid))
     return found
 
 
@@ -116,8 +139,13 @@ class LocalHost:
             if seconds is not None:
                 instances[name] = seconds
         own = cpu.tree_ticks(table, foreign_load.harness()) / cpu.TICKS
+        # Rally's runners, clients and twins (and this reader) are often
+        # runnable at a reading (3-9 threads beside a one-core loop,
+        # 2026-12-01): only the others can be a neighbour's
+        others = len(runnable_outside(
+            cpu.tree_pids(table, foreign_load.harness())))
         return Reading(at, self.name, cpu_times, running, busy / cpu.TICKS,
-                       own, instances)
+                       own, instances, others=others)
 
     def register(self, name, driver, instance):
         """Count the instance's CPU as the task's own (driver.host_pid).

@@ -7,6 +7,7 @@ runs on this machine.
 """
 
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -95,6 +96,12 @@ class ParsingTestCase(unittest.TestCase):
     def test_tree_ticks_follow_children_only(self):
         table = {1: (0, 5), 10: (1, 7), 11: (10, 3), 20: (1, 100)}
         self.assertEqual(10, cpu.tree_ticks(table, 10))
+        self.assertEqual({10, 11}, cpu.tree_pids(table, 10))
+
+    def test_a_threads_state(self):
+        self.assertEqual("R", cpu.parse_state(
+            "4242 (a (b) c) R 1 4242 4242 0 -1 4194560 117 0 0 0"))
+        self.assertEqual("S", cpu.parse_state("7 (sh) S 1 7 7 0"))
 
     def test_load_sets_busy_against_own(self):
         before = _reading(at=0.0, busy=10.0, own=1.0, instances={"a": 0})
@@ -106,10 +113,15 @@ class ParsingTestCase(unittest.TestCase):
         self.assertAlmostEqual(0.5, load["foreign"])
         self.assertAlmostEqual(2.0, load["busy"])
         self.assertAlmostEqual(0.0, load["unplaced"])
-        self.assertIsNone(load["running"])  # not read
-        self.assertEqual(2, foreign_load.load(
+        self.assertIsNone(load["runnable"])  # not read
+        # procs_running less the reader, the smaller of the two
+        self.assertEqual(1, foreign_load.load(
             before._replace(running=6), after._replace(running=2))[
-                "running"])
+                "runnable"])
+        # where the threads outside the harness were counted, those
+        self.assertEqual(0, foreign_load.load(
+            before._replace(running=6, others=0),
+            after._replace(running=2, others=3))["runnable"])
 
     def test_harness_cpu_that_may_hide_a_hog_disturbs_the_run(self):
         # a 1-CPU host at half a core of hog, Rally busy elsewhere: own
@@ -229,6 +241,8 @@ def _own_unplaced(reading):
 
 # 0.6 s of CPU, however busy the host is (the other test worker, a job).
 _BURN = "import time\nwhile time.process_time() < 0.6: pass\n"
+# Runnable until killed (builtins only; ends by itself after ~20 s).
+_LOOP = "i=0; while [ $i -lt 30000000 ]; do i=$((i+1)); done"
 
 
 def _conf(state):
@@ -239,11 +253,11 @@ class AlikeInPairTestCase(unittest.TestCase):
     """A pair beside the same foreign load, with a CPU left for it."""
 
     @staticmethod
-    def load(foreign, instances=1, cpus=2, unplaced=0.0, running=2):
-        # running: the neighbour's loop and the reader at the readings
+    def load(foreign, instances=1, cpus=2, unplaced=0.0, runnable=1):
+        # runnable: the neighbour's loop at both readings
         return {"foreign": foreign, "own": 1.0, "busy": 1.0 + foreign,
                 "unplaced": unplaced, "seconds": 1.0, "cpus": cpus,
-                "instances": instances, "running": running}
+                "instances": instances, "runnable": runnable}
 
     def test_a_neighbour_on_the_free_cpu_beside_both_keeps_the_pair(self):
         # one instance at a time on 2 CPUs, a one-core loop beside both
@@ -268,9 +282,9 @@ class AlikeInPairTestCase(unittest.TestCase):
         # two loops beside one test pinned on one CPU of 2: they read
         # 1.07 cores (what the test left), but were 2 runnable tasks
         self.assertTrue(foreign_load.pair_disturbed(
-            [self.load(1.07, running=3)] * 2, LIMIT))
+            [self.load(1.07, runnable=2)] * 2, LIMIT))
         self.assertFalse(foreign_load.pair_disturbed(
-            [self.load(1.07, running=2)] * 2, LIMIT))
+            [self.load(1.07, runnable=1)] * 2, LIMIT))
         # Rally's unplaced CPU may hide more
         self.assertTrue(foreign_load.pair_disturbed(
             [self.load(1.0, unplaced=0.5)] * 2, LIMIT))
@@ -320,6 +334,26 @@ class RealHostTestCase(unittest.TestCase):
         found = self.seconds(hosts.LocalHost(self.conf), _neighbour)
         self.assertGreater(found["foreign"], 0.5, found)
         self.assertLess(found["own"], 0.3, found)
+
+    def test_only_threads_runnable_outside_the_harness_are_others(self):
+        # a busy loop is runnable until it is stopped: the harness's own
+        # child is not counted, a neighbour's is (Reading.others)
+        inside = subprocess.Popen(["sh", "-c", _LOOP])
+        self.addCleanup(inside.wait, 10)
+        self.addCleanup(inside.kill)
+        outside = int(subprocess.run(
+            ["setsid", "sh", "-c",
+             "sh -c \"$0\" </dev/null >/dev/null 2>&1 & echo $!", _LOOP],
+            capture_output=True, text=True, check=True).stdout)
+        self.addCleanup(os.kill, outside, signal.SIGKILL)
+        harness = cpu.tree_pids(hosts.local_processes(),
+                                foreign_load.harness())
+        found = hosts.runnable_outside(harness)
+        reading = hosts.LocalHost(self.conf).read()
+        self.assertIn(inside.pid, harness)
+        self.assertIn(outside, found)
+        self.assertNotIn(inside.pid, found)
+        self.assertGreaterEqual(reading.others, 1)
 
     def compute_host(self, same_kernel=False):
         # The command a compute host gets over SSH, run here: what it

@@ -247,7 +247,7 @@ class AlikePairTestCase(unittest.TestCase):
             made.append(at[2])
             return measured_runs.Outcome(role, load={
                 "foreign": foreign_by_role[role], "seconds": 5.0, "cpus": 2,
-                "instances": 1, "unplaced": 0.0, "running": 2}, limit=0.25)
+                "instances": 1, "unplaced": 0.0, "runnable": 1}, limit=0.25)
 
         runs._measured_run = measured_run
         runs._keep = lambda plan, spec, at, order, final, outcomes, *rest: \
