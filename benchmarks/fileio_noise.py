@@ -39,6 +39,14 @@ harness's instance-twin pairs were (13.2 %). A +-5 % margin then needs
 2026-11-29, same host kind, 8 pairs: quick 5.7 %, kept 2.6 %, pinned
 3.7 %, cached 2.1 %; then 12 pairs: quick 4.1 %, 1s 5.9 % (1.47 of
 quick's: half the time a run, twice the pairs), kept 7.7 %.
+2026-12-01, 12 pairs, two runs: quick 5.8 and 5.4 %, 1s 5.8 and 7.8 %,
+abba 4.3 and 5.6 % (0.74 and 1.04 of quick's). With one file set per
+side kept through 16 pairs (a script beside this one), abba's SD was
+0.49, 0.87 and 0.68 of 2 s pairs' in three runs: a drift within a pair
+cancels at times, but the disk's noise is mostly faster than a pair.
+Running a pair's two sides at once paired at 0.15 % but measured nothing:
+two readers on one disk share its queue, so a slower path loses little
+throughput to the other (rejected; never a design for twins).
 """
 
 import argparse
