@@ -44,9 +44,11 @@ abba 4.3 and 5.6 % (0.74 and 1.04 of quick's). With one file set per
 side kept through 16 pairs (a script beside this one), abba's SD was
 0.49, 0.87 and 0.68 of 2 s pairs' in three runs: a drift within a pair
 cancels at times, but the disk's noise is mostly faster than a pair.
-Running a pair's two sides at once paired at 0.15 % but measured nothing:
-two readers on one disk share its queue, so a slower path loses little
-throughput to the other (rejected; never a design for twins).
+Running a pair's two sides at once paired at 0.15 %, but what it measures
+is the two sides' contention, not a path's own cost: a side made slower
+by strace (-20 % back to back on one CPU) read -37 % at once on that
+CPU (they share it) and -0.6 % at once on two CPUs (they share the
+disk's queue). Rejected for twins.
 """
 
 import argparse
