@@ -126,10 +126,14 @@ def tree_pids(processes, root):
     return found
 
 
+def ticks_of(processes, pids):
+    """Ticks of the pids still in processes: {pid: (ppid, ticks)}."""
+    return sum(processes[pid][1] for pid in pids if pid in processes)
+
+
 def tree_ticks(processes, root):
     """Ticks of root and every process under it: {pid: (ppid, ticks)}."""
-    return sum(processes[pid][1] for pid in tree_pids(processes, root)
-               if pid in processes)
+    return ticks_of(processes, tree_pids(processes, root))
 
 
 def cgroup_usage_file(cgroup_text, unified_mount=False):

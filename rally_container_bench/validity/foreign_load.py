@@ -182,7 +182,7 @@ def _others(reading):
     The threads counted outside the harness's tree where the reader's
     host counted them, else procs_running less the reader itself.
     """
-    if getattr(reading, "others", None) is not None:
+    if reading.others is not None:
         return reading.others
     return None if reading.running is None else max(0, reading.running - 1)
 

@@ -138,12 +138,12 @@ class LocalHost:
             seconds = _seconds(source, _read, lambda: table)
             if seconds is not None:
                 instances[name] = seconds
-        own = cpu.tree_ticks(table, foreign_load.harness()) / cpu.TICKS
+        harness = cpu.tree_pids(table, foreign_load.harness())
+        own = cpu.ticks_of(table, harness) / cpu.TICKS
         # Rally's runners, clients and twins (and this reader) are often
         # runnable at a reading (3-9 threads beside a one-core loop,
         # 2026-12-01): only the others can be a neighbour's
-        others = len(runnable_outside(
-            cpu.tree_pids(table, foreign_load.harness())))
+        others = len(runnable_outside(harness))
         return Reading(at, self.name, cpu_times, running, busy / cpu.TICKS,
                        own, instances, others=others)
 
