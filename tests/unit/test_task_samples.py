@@ -28,6 +28,7 @@ TASK_ARGS = {
                            "aio-decide.yaml",
                            "aio-gvisor.yaml"],
     "local_kvm_vs_containers.yaml": ["kek2015.yaml", "local-quick.yaml",
+                                     "local-quick-fileio.yaml",
                                      "native-quick.yaml",
                                      "periodic-local.yaml",
                                      "kek-ladder-local.yaml",
@@ -140,6 +141,22 @@ class TaskFilesTestCase(unittest.TestCase):
                     self.assertTrue(config.subtasks)
                     self.assertEqual(
                         0, (len(config.subtasks) + capped) % steps)
+
+    def test_the_fileio_args_are_the_quickstarts_with_fileio(self):
+        def load(name):
+            with open(os.path.join(ARGS, name)) as f:
+                return yaml.safe_load(f)
+
+        quick, fileio = load("local-quick.yaml"), load(
+            "local-quick-fileio.yaml")
+        self.assertEqual(
+            quick.pop("tests") + [{"preset": "quick-fileio-rndrd",
+                                   "time": 1}],
+            fileio.pop("tests"))
+        self.assertEqual("auto", fileio["decide"]["margins"].pop("disk"))
+        self.assertGreater(fileio["decide"].pop("budget_s"),
+                           quick["decide"].pop("budget_s"))
+        self.assertEqual(quick, fileio)
 
     def test_cloud_task_targets(self):
         path = os.path.join(TASKS, "kvm_vs_docker.yaml")
