@@ -290,6 +290,14 @@ class Driver(abc.ABC):
         """
         return None
 
+    def helper_pids(self, instance):
+        """Engine processes working for the instance outside its cgroup.
+
+        Pids on this host (Podman's conmon), or (). Their cgroup's CPU
+        counts as the task's own, like the instance's.
+        """
+        return ()
+
     def host_pid_command(self, instance):
         """The argv that prints the instance's main process id there.
 

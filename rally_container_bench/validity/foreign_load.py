@@ -23,6 +23,7 @@ Instances are registered per task and per host in a directory that
 every runner process sees (the harness's pid names it).
 """
 
+import hashlib
 import os
 import re
 import socket
@@ -52,6 +53,10 @@ SATURATED_SHARE = 0.33
 # (leaves_room): beside one test on 2 CPUs a one-core loop read 0.97-1.03
 # cores (2026-12-01).
 ROOM_SLACK = 0.1
+
+# Registry names of an engine's helpers (base.Driver.helper_pids): their
+# CPU is the task's own, but they are no instance of its.
+HELPERS = "helpers-"
 
 _harness = None
 
@@ -123,6 +128,15 @@ class Registry:
         with open(os.path.join(self.path, name), "w") as f:
             f.write(source)
 
+    def add_helpers(self, source):
+        """Count a cgroup of the engine's helpers as the task's own.
+
+        Shared by the instances of an engine, so it stays until the
+        harness's registry goes (prune).
+        """
+        self.add(HELPERS + hashlib.sha1(source.encode()).hexdigest()[:12],
+                 source)
+
     def discard(self, name):
         _unlink(os.path.join(self.path, name))
 
@@ -172,7 +186,9 @@ def load(before, after):
     runnable = [_others(reading) for reading in (before, after)]
     return {"foreign": max(0.0, busy - own) / wall, "own": own / wall,
             "busy": busy / wall, "unplaced": unplaced / wall,
-            "seconds": wall, "cpus": cpus, "instances": len(alive),
+            "seconds": wall, "cpus": cpus,
+            "instances": sum(1 for name in alive
+                             if not name.startswith(HELPERS)),
             "runnable": None if None in runnable else min(runnable)}
 
 

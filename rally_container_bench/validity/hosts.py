@@ -150,11 +150,15 @@ class LocalHost:
     def register(self, name, driver, instance):
         """Count the instance's CPU as the task's own (driver.host_pid).
 
-        Returns what is read for it (a cgroup's usage file, "pid:N"), or
-        None.
+        Its engine helpers' too (driver.helper_pids). Returns what is
+        read for the instance (a cgroup's usage file, "pid:N"), or None.
         """
         source = usage_source(driver.host_pid(instance))
         self.registry.add(name, source)
+        for pid in driver.helper_pids(instance):
+            helpers = usage_source(pid)
+            if helpers and not helpers.startswith("pid:"):
+                self.registry.add_helpers(helpers)
         return source
 
     def discard(self, name):

@@ -7,12 +7,16 @@ the reason ``rcbench doctor`` gives.
 """
 
 import os
+import tempfile
 import time
+import types
 import unittest
 import uuid
 
 from rally_container_bench.engines import registry
 from rally_container_bench.sysbench import presets
+from rally_container_bench.validity import foreign_load
+from rally_container_bench.validity import hosts
 from rally_container_bench.workloads import sysbench_run
 from tests.functional import helpers
 
@@ -108,6 +112,60 @@ class DockerRunscTestCase(RunscMixin, unittest.TestCase):
 
 class PodmanRuncTestCase(DriverLifecycleMixin, unittest.TestCase):
     driver_name = "podman-runc"
+
+
+class PodmanHelpersTestCase(unittest.TestCase):
+    """A wave's other instance created and deleted beside a run.
+
+    runc runs under conmon, outside both containers' cgroups.
+    """
+
+    def setUp(self):
+        self.conf = helpers.usable_conf(self, "podman-runc")
+        try:
+            registry.guest_image(self.conf)
+        except Exception as e:
+            self.skipTest(str(e))
+        self.driver = registry.prepared_instance("podman-runc", self.conf)
+        foreign_load.set_harness(os.getpid())
+        self.addCleanup(foreign_load.set_harness, None)
+        state = tempfile.TemporaryDirectory()
+        self.addCleanup(state.cleanup)
+        self.host = hosts.LocalHost(
+            types.SimpleNamespace(daemon_state_dir=state.name))
+
+    def create(self):
+        name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
+        self.addCleanup(helpers.discard_if_left, "podman-runc", name,
+                        self.conf)
+        instance = self.driver.create(name)
+        self.driver.wait_running(instance, self.conf.boot_timeout)
+        return instance
+
+    def test_conmons_cgroup_is_the_tasks_own_and_no_instance(self):
+        measured = self.create()
+        self.host.register(measured.name, self.driver, measured)
+        sources = self.host.registry.sources()
+        helper = [source for name, source in sources.items()
+                  if name.startswith(foreign_load.HELPERS)]
+        conmon = self.driver.helper_pids(measured)[0]
+        self.assertEqual([hosts.usage_source(conmon)], helper)
+        self.assertNotEqual(sources[measured.name], helper[0])
+
+        before = self.host.read()
+        other = self.create()
+        self.driver.delete(other)
+        self.driver.wait_deleted(other, self.conf.delete_timeout)
+        after = self.host.read()
+        name = next(name for name in sources
+                    if name.startswith(foreign_load.HELPERS))
+        # runc's create and delete (0.09-0.10 s here, 2026-12-01): its
+        # cgroup's CPU, and what it holds, read as the task's own
+        work = after.instances[name] - before.instances[name]
+        self.assertGreater(work, 0.03, (before, after))
+        self.assertEqual(1, foreign_load.load(before, after)["instances"])
+        self.driver.delete(measured)
+        self.driver.wait_deleted(measured, self.conf.delete_timeout)
 
 
 class PodmanCrunTestCase(DriverLifecycleMixin, unittest.TestCase):

@@ -170,6 +170,21 @@ class ParsingTestCase(unittest.TestCase):
         # no CPU count (a reading without the host's ticks): the limit
         self.assertFalse(foreign_load.saturated(dict(full, cpus=None)))
 
+    def test_an_engines_helpers_are_the_tasks_own_but_no_instance(self):
+        helpers = foreign_load.HELPERS + "conmon"
+        before = _reading(at=0.0, busy=0.0, own=0.0,
+                          instances={"a": 0.0, helpers: 5.0},
+                          cpu=cpu.CpuTimes(0, 0, 0, cpus=2))
+        after = _reading(at=1.0, busy=1.25, own=0.0,
+                         instances={"a": 1.0, helpers: 5.15},
+                         cpu=cpu.CpuTimes(2 * cpu.TICKS, 0, 0, cpus=2))
+        load = foreign_load.load(before, after)
+        self.assertAlmostEqual(1.15, load["own"])
+        self.assertAlmostEqual(0.1, load["foreign"])
+        # one instance on 2 CPUs: a CPU left, not saturated
+        self.assertEqual(1, load["instances"])
+        self.assertFalse(foreign_load.saturated(load))
+
     def test_as_many_instances_as_cpus_saturate_the_host(self):
         # 2 CPUs over 1 s, 0.3 cores idle around two 1 s runs at once:
         # 0.12 foreign cores took 5-8 % off both instances (2026-11-30)
