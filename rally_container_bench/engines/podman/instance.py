@@ -134,10 +134,10 @@ class PodmanDriver(oci_containers.InspectedContainer, ssh.SshDriver):
     def helper_pids(self, instance):
         # conmon and what it runs (the runtime creating, exec-ing and
         # deleting containers, podman's cleanup) share its cgroup under
-        # the cgroupfs manager: 0.09-0.10 s of CPU per create and delete
-        # with runc (2026-12-01), foreign load in the window of the other
-        # instance of a wave at 2 otherwise (0.13-0.73 foreign cores read
-        # beside quiet runs of podman-runc at 2)
+        # the cgroupfs manager: with runc 0.09-0.10 s of CPU per create
+        # and delete, 0.03-0.04 s per exec (2026-12-01), else foreign
+        # load in the window of a run beside them (the other instance of
+        # a wave at 2 booting or going)
         pid = self._inspect(instance)["State"].get("ConmonPid")
         return (pid,) if pid else ()
 
