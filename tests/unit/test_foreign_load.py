@@ -525,10 +525,14 @@ class RealHostTestCase(unittest.TestCase):
     def test_a_registered_instance_on_a_compute_host_is_its_own(self):
         host = self.compute_host()
         # An instance's main process stays while it is measured: the
-        # burner's CPU is in its tree (reaped: the shell's cutime).
+        # burner's CPU is in its tree (reaped: the shell's cutime). The
+        # shell becomes the sleep (exec), so killing it leaves no sleep
+        # that holds the test runner's output open for a minute (stestr
+        # waited 60 s after the last test in some CI runs).
         proc = subprocess.Popen(
-            ["sh", "-c", "read x; python3 -c \"$0\"; sleep 60", _BURN],
-            stdin=subprocess.PIPE)
+            ["sh", "-c", "read x; python3 -c \"$0\"; exec sleep 60",
+             _BURN], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
         self.addCleanup(proc.wait, 10)
         self.addCleanup(proc.kill)
         driver = types.SimpleNamespace(
