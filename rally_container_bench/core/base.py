@@ -293,8 +293,9 @@ class Driver(abc.ABC):
     def helper_pids(self, instance):
         """Engine processes working for the instance outside its cgroup.
 
-        Pids on this host (Podman's conmon), or (). Their cgroup's CPU
-        counts as the task's own, like the instance's.
+        Pids on this host (Podman's conmon), or (); known once
+        record_engine_times ran. Their cgroup's CPU counts as the task's
+        own, like the instance's.
         """
         return ()
 

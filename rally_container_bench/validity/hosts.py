@@ -50,21 +50,26 @@ Reading = collections.namedtuple(
 # tree (the reader's own host only; None: not counted)
 
 
+# Reads of /proc at most per local_processes(): a process gone meanwhile
+# makes it read again.
+SCANS = 3
+
+
 def _read(path):
     with open(path) as f:
         return f.read()
 
 
-def local_processes(scans=3):
+def local_processes():
     """{pid: (ppid, ticks)} of every process of this host readable now.
 
     A process reaped between the listing and its stat has its ticks in
     its parent's only from then on: read before, the parent had not got
     them, and a tree lost a whole run (two twins at once ending
     together: 0.3-0.4 s, read as 0.7 foreign cores, 2026-12-01). So the
-    host is read again (at most scans times) until no process went.
+    host is read again (at most SCANS times) until no process went.
     """
-    for _ in range(scans):
+    for _ in range(SCANS):
         found, gone = {}, 0
         # parents (lower pids) before their children: a child reaped
         # after its own stat was read is then not counted twice

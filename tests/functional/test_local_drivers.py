@@ -21,16 +21,21 @@ from rally_container_bench.workloads import sysbench_run
 from tests.functional import helpers
 
 
+def _usable_driver(testcase, driver_name):
+    """(conf, driver); skips the test where this host cannot run it."""
+    conf = helpers.usable_conf(testcase, driver_name)
+    try:
+        registry.guest_image(conf)
+    except Exception as e:
+        testcase.skipTest(str(e))
+    return conf, registry.prepared_instance(driver_name, conf)
+
+
 class DriverLifecycleMixin(object):
     driver_name = None
 
     def setUp(self):
-        self.conf = helpers.usable_conf(self, self.driver_name)
-        try:
-            registry.guest_image(self.conf)
-        except Exception as e:
-            self.skipTest(str(e))
-        self.driver = registry.prepared_instance(self.driver_name, self.conf)
+        self.conf, self.driver = _usable_driver(self, self.driver_name)
         self.name = "rcbench_functest_%s" % uuid.uuid4().hex[:8]
         self.addCleanup(self._remove_leftover)
 
@@ -121,12 +126,7 @@ class PodmanHelpersTestCase(unittest.TestCase):
     """
 
     def setUp(self):
-        self.conf = helpers.usable_conf(self, "podman-runc")
-        try:
-            registry.guest_image(self.conf)
-        except Exception as e:
-            self.skipTest(str(e))
-        self.driver = registry.prepared_instance("podman-runc", self.conf)
+        self.conf, self.driver = _usable_driver(self, "podman-runc")
         foreign_load.set_harness(os.getpid())
         self.addCleanup(foreign_load.set_harness, None)
         state = tempfile.TemporaryDirectory()
@@ -140,6 +140,7 @@ class PodmanHelpersTestCase(unittest.TestCase):
                         self.conf)
         instance = self.driver.create(name)
         self.driver.wait_running(instance, self.conf.boot_timeout)
+        self.driver.record_engine_times(instance)  # as an iteration does
         return instance
 
     def test_conmons_cgroup_is_the_tasks_own_and_no_instance(self):

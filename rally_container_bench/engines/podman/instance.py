@@ -130,6 +130,7 @@ class PodmanDriver(oci_containers.InspectedContainer, ssh.SshDriver):
     def record_engine_times(self, instance):
         attrs = self._inspect(instance)
         oci_containers.running(instance, attrs)
+        instance.private["conmon_pid"] = attrs["State"].get("ConmonPid")
 
     def helper_pids(self, instance):
         # conmon and what it runs (the runtime creating, exec-ing and
@@ -137,8 +138,9 @@ class PodmanDriver(oci_containers.InspectedContainer, ssh.SshDriver):
         # the cgroupfs manager: with runc 0.09-0.10 s of CPU per create
         # and delete, 0.03-0.04 s per exec (2026-12-01), else foreign
         # load in the window of a run beside them (the other instance of
-        # a wave at 2 booting or going)
-        pid = self._inspect(instance)["State"].get("ConmonPid")
+        # a wave at 2 booting or going). Read from record_engine_times'
+        # inspect: no podman process more per instance.
+        pid = instance.private.get("conmon_pid")
         return (pid,) if pid else ()
 
     def _inspect(self, instance):
