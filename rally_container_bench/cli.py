@@ -205,20 +205,23 @@ def _cleanup(args):
         print("rcbench cleanup: %s not asked: %s" % (driver_name, error),
               file=sys.stderr)
 
-    found = catalog.leftovers(opts.register(), matches, unreachable)
-    failed = 0
-    for cleaner, name in found:
-        if args.dry_run:
+    conf = opts.register()
+    found = catalog.leftovers(conf, matches, unreachable)
+    if args.dry_run:
+        for cleaner, name in found:
             print("would delete %s %s" % (cleaner.name, name))
-            continue
-        try:
-            cleaner.discard(name)
-            print("deleted %s %s" % (cleaner.name, name))
-        except base.DriverError as e:
-            failed += 1
-            print("rcbench cleanup: could not delete %s %s: %s"
-                  % (cleaner.name, name, e), file=sys.stderr)
-    return 1 if failed else 0
+        return 0
+
+    def done(cleaner, name, error):
+        if error is None:
+            print("deleted %s %s" % (cleaner.name, name), flush=True)
+
+    left = catalog.discard_all(found, conf.cleanup_timeout, done)
+    for cleaner, name, why in left:
+        print("rcbench cleanup: " + catalog.left_line(cleaner, name, why,
+                                                      args.task),
+              file=sys.stderr)
+    return 1 if left else 0
 
 
 def _cleanup_cloud(args, matches, owners):

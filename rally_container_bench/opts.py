@@ -46,6 +46,18 @@ OPTS = [
     cfg.FloatOpt("delete_timeout", default=300.0, min=1,
                  help="Seconds an instance may take to be gone after the "
                       "delete request (phase 'delete')."),
+    cfg.FloatOpt("engine_call_timeout", default=120.0, min=1,
+                 help="Seconds one call to a container engine (a docker "
+                      "API request, a docker or podman command) may take. "
+                      "An engine that stops answering (a stopped shim, a "
+                      "stuck daemon) fails that iteration after this long, "
+                      "saying so; the task goes on."),
+    cfg.FloatOpt("cleanup_timeout", default=600.0, min=1,
+                 help="Seconds the removal of a workload's leftovers may "
+                      "take in all (the cleanup context at a workload's "
+                      "end, rcbench cleanup): what is still there then is "
+                      "named, with the command that removes it by hand, "
+                      "and the task ends."),
     cfg.FloatOpt("zun_image_load_mb_per_s", default=15.0, min=0.1,
                  help="MB per second a Zun host downloads Glance images "
                       "and loads them into Docker, for the estimate that "

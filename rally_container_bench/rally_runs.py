@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 
+from rally_container_bench.core import processes
 from rally_container_bench.engines.native import instance as native
 
 # harness_yields' two kinds: with LOCAL, the native executor starts each
@@ -269,8 +270,9 @@ class Interrupt:
         return self
 
     def _on_signal(self, signum, frame):
-        if self.forward_to is not None and self.forward_to.poll() is None:
-            os.killpg(self.forward_to.pid, signal.SIGINT)
+        if self.forward_to is not None:
+            processes.signal_child(self.forward_to, signal.SIGINT,
+                                   group=True)
         if self.seen:
             raise KeyboardInterrupt
         self.seen = True

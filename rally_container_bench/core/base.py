@@ -312,6 +312,16 @@ class Driver(abc.ABC):
     def record_engine_times(self, instance):
         """Fill instance.engine_times, if not yet done; called untimed."""
 
+    def lost(self, instance):
+        """Why the engine has lost the instance, or None while it has not.
+
+        A container whose shim or conmon died: the engine may still say
+        it runs while nothing runs it, or can no longer follow it. Read
+        after the instance's work (and when it failed), so that such an
+        iteration fails, saying so, instead of counting.
+        """
+        return None
+
     @abc.abstractmethod
     def delete(self, instance):
         """Send the delete request."""

@@ -8,7 +8,9 @@ and nothing else.
 
 Detached daemons are re-parented to PID 1, which may never reap them: a
 stopped daemon can linger as a zombie, so liveness is read from
-/proc/PID/stat (state Z = gone), never from ``kill -0``.
+/proc/PID/stat (state Z = gone), never from ``kill -0``. The pid file
+holds the daemon's start time too (core.processes.Recorded): a signal
+reaches it only while its pid still names it.
 
 No engine module here: engines (engines/*/daemon.py) build
 their Daemons on it.
@@ -16,12 +18,12 @@ their Daemons on it.
 
 import functools
 import os
-import signal
 import socket
 import subprocess
 import time
 
 from rally_container_bench.core import base
+from rally_container_bench.core import processes
 from rally_container_bench import opts
 
 
@@ -53,21 +55,39 @@ class Daemon(object):
         return (os.path.join(directory, self.name + ".pid"),
                 os.path.join(directory, self.name + ".log"))
 
+    def started(self):
+        """The daemon this tool started (a processes.Recorded), if it runs.
+
+        The pid file holds its pid and start time: a pid reused by another
+        process since (the daemon crashed, the host forked on) is not it.
+        A pid file of an earlier version (the pid alone) names it if it
+        started before the file was written.
+        """
+        recorded = processes.Recorded.in_pidfile(self._files()[0])
+        return recorded if recorded is not None and recorded.alive() \
+            else None
+
     def started_pid(self):
         """Pid of the daemon this tool started, if it still runs."""
-        pidfile, _ = self._files()
-        try:
-            with open(pidfile) as f:
-                pid = int(f.read())
-        except (OSError, ValueError):
-            return None
-        return pid if alive(pid) else None
+        recorded = self.started()
+        return recorded.pid if recorded is not None else None
 
     def start(self, timeout=60):
-        """Start unless it answers already; True when started here."""
+        """Start unless it answers already; True when started here.
+
+        A daemon that runs and does not answer yet (busy: a dockerd
+        creating 100 containers answered its ping after 5 s) is waited
+        for, never started twice: a second one would fail on the first's
+        pid file, and its pid, written here, would replace the first's.
+        """
         if self.prepare is not None:
             self.prepare()
         if self.answers():
+            return False
+        running = self._running_instance()
+        if running is not None:
+            self._wait_answers(running.alive, timeout, "%s (pid %d)"
+                               % (self.name, running.pid))
             return False
         self._remove_stale_own_pidfiles()
         pidfile, logfile = self._files()
@@ -75,55 +95,88 @@ class Daemon(object):
             proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
                                     stdout=log, stderr=log,
                                     start_new_session=True)
+        # not reaped: the pid is still this child's
+        recorded = processes.Recorded.of(proc.pid)
         with open(pidfile, "w") as f:
-            f.write(str(proc.pid))
+            f.write(str(recorded))
+        try:
+            self._wait_answers(lambda: proc.poll() is None, timeout,
+                               self.name)
+            if proc.poll() is not None:  # another one answers
+                raise base.DriverError(
+                    "%s exited at start (exit %d), yet one answers: "
+                    "started by someone else; see %s"
+                    % (self.name, proc.returncode, logfile))
+        except base.DriverError:
+            if proc.poll() is not None:
+                _remove(pidfile)
+            raise
+        return True
+
+    def _running_instance(self):
+        """The daemon running already: ours, or one its pid files name.
+
+        A pid file's process counts only if it runs this daemon's program
+        (dockerd's files name its containerd too).
+        """
+        ours = self.started()
+        if ours is not None:
+            return ours
+        program = os.path.basename(self.argv[0])[:15]
+        for path in self.own_pidfiles:
+            held = _pid_in(path)
+            if held is not None and processes.running(held) \
+                    and processes.command_name(held) == program:
+                return processes.Recorded.of(held)
+        return None
+
+    def _wait_answers(self, runs, timeout, who):
+        """Until it answers; DriverError once runs() is False or at timeout."""
+        logfile = self._files()[1]
         deadline = time.monotonic() + timeout
         while not self.answers():
-            if not alive(proc.pid):
-                raise base.DriverError("%s exited at start; see %s"
-                                       % (self.name, logfile))
+            if not runs():
+                raise base.DriverError("%s exited before it answered; see "
+                                       "%s" % (who, logfile))
             if time.monotonic() > deadline:
                 raise base.DriverError("%s does not answer after %s s; see "
-                                       "%s" % (self.name, timeout, logfile))
+                                       "%s" % (who, timeout, logfile))
             time.sleep(0.2)
-        return True
 
     def _remove_stale_own_pidfiles(self):
         for path in self.own_pidfiles:
-            try:
-                with open(path) as f:
-                    pid = int(f.read().strip())
-            except (OSError, ValueError):
-                continue
-            if not alive(pid):
+            pid = _pid_in(path)
+            if pid is not None and not processes.running(pid):
                 _remove(path)
 
     def stop(self, timeout=30):
         """Stop the daemon started here (no other); True when stopped."""
-        pid = self.started_pid()
+        recorded = self.started()
         pidfile, _ = self._files()
-        if pid is None:
+        if recorded is None:
             _remove(pidfile)
             return False
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while alive(pid):
-            if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                deadline = time.monotonic() + 5
-            time.sleep(0.2)
+        recorded.stop(timeout)
         _remove(pidfile)
         return True
+
+    def kill(self, signum):
+        """signum to the daemon started here; True if it was sent."""
+        recorded = self.started()
+        return recorded is not None and recorded.signal(signum)
 
 
 def alive(pid):
     """True if pid runs (a zombie does not)."""
+    return processes.running(pid)
+
+
+def _pid_in(path):
     try:
-        with open("/proc/%d/stat" % pid) as f:
-            state = f.read().rsplit(")", 1)[-1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state not in ("Z", "X")
+        with open(path) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
 
 
 def _remove(path):

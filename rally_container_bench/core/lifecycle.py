@@ -104,6 +104,10 @@ class LifecycleDriver(abc.ABC):
     def list_ours(self):
         """Names of the instances this tool made on this engine."""
 
+    def by_hand(self, name):
+        """The shell command that removes name when discard cannot."""
+        return None
+
     @abc.abstractmethod
     def workload_pid(self, name):
         """Host pid of a running instance's init (or its VMM)."""

@@ -18,6 +18,9 @@ missing fails only when it is asked for, with its name in the message.
 
 import collections
 import importlib
+import queue
+import threading
+import time
 
 from rally_container_bench.core import base
 from rally_container_bench.core import labels
@@ -155,3 +158,69 @@ def leftovers(conf, matches, on_error=None):
             continue
         found += [(cleaner, n) for n in sorted(set(listed)) if matches(n)]
     return found
+
+
+#: how many leftovers are removed at once
+DISCARD_THREADS = 8
+
+
+def discard_all(found, timeout, done=None):
+    """Discard each (cleaner, name) of found; all within timeout s.
+
+    A few at once, each in a daemon thread: an engine that stops answering
+    holds one call up to engine_call_timeout, never the cleanup past
+    timeout (a CI run hung on 55 such containers, each retried in turn).
+    done(cleaner, name, error or None) hears of each that ended. Returns
+    [(cleaner, name, why)] of what is still there: its error, or no end
+    within timeout.
+    """
+    pending = queue.Queue()
+    for item in found:
+        pending.put(item)
+    results = {}
+    lock = threading.Lock()
+
+    def work():
+        while True:
+            try:
+                cleaner, name = pending.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                cleaner.discard(name)
+                error = None
+            except Exception as e:
+                error = e
+            with lock:
+                results[(cleaner.name, name)] = error
+            if done is not None:
+                done(cleaner, name, error)
+
+    threads = [threading.Thread(target=work, daemon=True,
+                                name="rcbench-discard-%d" % i)
+               for i in range(min(DISCARD_THREADS, len(found)))]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + timeout
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    left = []
+    with lock:
+        for cleaner, name in found:
+            key = (cleaner.name, name)
+            if key not in results:
+                left.append((cleaner, name, "not removed within %.0f s "
+                             "(cleanup_timeout)" % timeout))
+            elif results[key] is not None:
+                left.append((cleaner, name, str(results[key])))
+    return left
+
+
+def left_line(cleaner, name, why, task_id=None):
+    """What a user reads of one leftover: what, why, how to remove it."""
+    how = ["rcbench cleanup" + (" --task %s" % task_id if task_id else "")]
+    by_hand = cleaner.by_hand(name)
+    if by_hand:
+        how.append(by_hand)
+    return "%s %s is left (%s); remove it with: %s" % (
+        cleaner.name, name, why, " or: ".join(how))

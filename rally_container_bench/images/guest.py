@@ -22,11 +22,11 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
 
+from rally_container_bench.core import processes
 from rally_container_bench.images import docker_archive
 from rally_container_bench import opts
 
@@ -246,8 +246,7 @@ def _run(argv, what):
     try:
         out, err = proc.communicate()
     except BaseException:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        processes.end_group(proc)
         raise
     if proc.returncode != 0:
         raise ImageError("%s failed (exit %d): %s"

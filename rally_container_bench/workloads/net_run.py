@@ -13,6 +13,7 @@ import shlex
 import time
 
 from rally_container_bench.core import base
+from rally_container_bench.core import processes
 from rally_container_bench import metrics
 from rally_container_bench.netload import http
 from rally_container_bench.netload import iperf3
@@ -63,7 +64,8 @@ def run_iperf3(executor, client, spec, endpoint, workdir, timeout,
     pidfile = posixpath.join(workdir, "rcbench-iperf3.pid")
     start = iperf3.server_argv(endpoint.listen_port, pidfile,
                                address=endpoint.listen_address)
-    with _server(executor, start, _kill_script(pidfile), endpoint, timeout,
+    stop = _stop_script(pidfile, "iperf3")
+    with _server(executor, start, stop, endpoint, timeout,
                  "iperf3 server"):
         argv = iperf3.client_argv(spec, endpoint.host, endpoint.port)
         with timed(spec.label):
@@ -87,7 +89,7 @@ def run_http(executor, client, spec, endpoint, workdir, timeout, version,
             directory, endpoint.listen_port, endpoint.listen_address)),
             shlex.quote(conf)),
         "nginx -c %s -p %s" % (shlex.quote(conf), shlex.quote(directory))])]
-    stop = _kill_script(posixpath.join(directory, "nginx.pid"),
+    stop = _stop_script(posixpath.join(directory, "nginx.pid"), "nginx",
                         remove=directory)
     with _server(executor, start, stop, endpoint, timeout, "nginx"):
         argv = http.wrk_argv(spec, endpoint.host, endpoint.port)
@@ -140,10 +142,10 @@ def _wait_listening(executor, port, timeout, what):
         time.sleep(LISTEN_POLL_S)
 
 
-def _kill_script(pidfile, remove=None):
-    """Stop the daemon whose pid is in pidfile (if it still runs)."""
-    script = "kill $(cat %s) 2>/dev/null; rm -f %s" % (
-        shlex.quote(pidfile), shlex.quote(pidfile))
+def _stop_script(pidfile, program, remove=None):
+    """Stop the daemon whose pid is in pidfile (if it is still that one)."""
+    script = "%s; rm -f %s" % (processes.signal_script(pidfile, program),
+                               shlex.quote(pidfile))
     if remove:
         script += "; sleep 0.2; rm -rf %s" % shlex.quote(remove)
     return ["sh", "-c", script]

@@ -15,6 +15,7 @@ import subprocess
 import threading
 import time
 
+from rally_container_bench.core import processes
 from rally_container_bench.engines import daemons
 
 from tests.functional import helpers
@@ -51,7 +52,7 @@ class DockerdKilledTestCase(helpers.DockerRallyTestCase):
         rally = self.home.popen("task", "start", path, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
         self.addCleanup(rally.stdout.close)
-        self.addCleanup(helpers.kill_group, rally.pid)
+        self.addCleanup(processes.end_group, rally)
         return rally
 
     def test_iterations_fail_clearly_results_stay_cleanup_gets_the_rest(self):
@@ -61,7 +62,7 @@ class DockerdKilledTestCase(helpers.DockerRallyTestCase):
             output.append(line)
             task_uuid = task_uuid or (_STARTED.search(line) or [None, None])[1]
             if _THIRD_STARTS.search(line):
-                os.kill(self.dockerd.started_pid(), signal.SIGKILL)
+                self.dockerd.kill(signal.SIGKILL)
                 break
         self.assertIsNotNone(task_uuid, "".join(output))
         self.addCleanup(self.remove_containers_of, task_uuid)

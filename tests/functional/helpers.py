@@ -8,7 +8,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -113,7 +112,7 @@ class RallyHome(object):
         """rally <args> in the background, in a session of its own.
 
         A signal to its process group is then what a terminal's Ctrl-C
-        sends. Stop it with kill_group(proc.pid).
+        sends. Stop it with core.processes.end_group(proc).
         """
         argv, env = self._argv_and_env(args)
         return subprocess.Popen(argv, env=env, cwd=TOP,
@@ -354,13 +353,6 @@ def firewalled_docker_network(testcase, conf):
     testcase.addCleanup(subprocess.run, ["iptables", "-D"] + rule,
                         check=True)
     return network.name
-
-
-def kill_group(pgid):
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def processes(pattern):

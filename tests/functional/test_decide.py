@@ -13,13 +13,13 @@ hog would disturb other tests, and they its verdicts).
 import json
 import os
 import re
-import signal
 import subprocess
 import time
 
 import yaml
 
 from rally_container_bench.core import base
+from rally_container_bench.core import processes
 from tests.functional import helpers
 
 TASK = os.path.join(helpers.TOP, "tasks", "local_kvm_vs_containers.yaml")
@@ -68,7 +68,7 @@ class DecideWithHogTestCase(_LimitTestCase):
             self.decide(args, out), cwd=helpers.TOP, env=self.env(),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             start_new_session=True)
-        self.addCleanup(helpers.kill_group, run.pid)
+        self.addCleanup(processes.end_group, run)
         log = os.path.join(out, "rally-task.log")
 
         # A neighbour's job: outside Rally's tree; two cores, so no CPU is
@@ -272,6 +272,4 @@ def _timeline(log):
 
 
 def _stop(proc):
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(10)
+    processes.end_group(proc, timeout=10)

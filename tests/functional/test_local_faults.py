@@ -15,6 +15,7 @@ import time
 import docker
 
 from rally_container_bench.core import base
+from rally_container_bench.core import processes
 from rally_container_bench.engines import registry
 from rally_container_bench.task.contexts import local_cleanup
 from rally_container_bench.task.scenarios import local
@@ -54,7 +55,7 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
         rally = self.home.popen("task", "start", path, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
         self.addCleanup(rally.stdout.close)
-        self.addCleanup(helpers.kill_group, rally.pid)
+        self.addCleanup(processes.end_group, rally)
         return rally
 
     def wait_for_iteration_end(self, rally, timeout=120):
@@ -76,9 +77,8 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
         self.fail("rally ended before it printed %s" % pattern.pattern)
 
     def wait_for_exit(self, rally, timeout):
-        try:
-            rally.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        # not reaped: its group stays its own until end_group
+        if not processes.wait_exited(rally, timeout):
             self.fail("rally still runs %s s after the signal; its last "
                       "output:\n%s" % (timeout, "".join(self.output[-80:])))
 
@@ -100,7 +100,8 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
     def test_ctrl_c_keeps_finished_iterations_and_leaves_nothing(self):
         # A terminal's Ctrl-C: SIGINT to every process of the group.
         self.interrupt_and_check(
-            lambda rally: os.killpg(rally.pid, signal.SIGINT))
+            lambda rally: processes.signal_child(
+                rally, signal.SIGINT, group=True))
 
     def test_sigterm_keeps_finished_iterations_and_leaves_nothing(self):
         # kill PID, timeout(1), a CI job's time limit: Rally's process only.
@@ -136,7 +137,7 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
                         "the container of task %s running" % uuid)
         time.sleep(3)  # well into the network phase
         interrupted = time.time()
-        os.killpg(rally.pid, signal.SIGINT)
+        processes.signal_child(rally, signal.SIGINT, group=True)
         self.wait_for_exit(rally, 120)
         self.assertIn("aborted", waiting.rally("task", "status",
                                                uuid).stdout)
@@ -175,8 +176,7 @@ class DockerFaultsTestCase(helpers.DockerRallyTestCase):
         self.addCleanup(self._remove_containers_of, uuid)
         base.wait_until(lambda: len(self.containers(uuid)) >= 2, 120, 0.5,
                         "2 containers of task %s" % uuid)
-        os.killpg(rally.pid, signal.SIGKILL)
-        rally.wait(timeout=60)
+        processes.end_group(rally)
         leaked = self.containers(uuid)
         self.assertEqual(2, len(leaked))
         # --task: other tests' instances (another stestr worker) stay.
@@ -244,7 +244,7 @@ class QuickstartCtrlCTestCase(helpers.DockerRallyTestCase):
             ["bash", os.path.join(helpers.TOP, "tools", "quickstart.sh")],
             cwd=helpers.TOP, env=env, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, start_new_session=True)
-        self.addCleanup(helpers.kill_group, quickstart.pid)
+        self.addCleanup(processes.end_group, quickstart)
 
         def iterations_ended():
             logs = [os.path.join(results, d, "rally-task.log")
@@ -257,7 +257,8 @@ class QuickstartCtrlCTestCase(helpers.DockerRallyTestCase):
             return None
         log = base.wait_until(iterations_ended, 600, 0.5,
                               "two iterations of the quickstart's task")
-        os.killpg(quickstart.pid, signal.SIGINT)  # a terminal's Ctrl-C
+        # a terminal's Ctrl-C
+        processes.signal_child(quickstart, signal.SIGINT, group=True)
         out, _ = quickstart.communicate(timeout=300)
         self.assertEqual(130, quickstart.returncode, out[-3000:])
         self.assertIn("ABORTED", out)
@@ -311,7 +312,7 @@ class DecideBudgetTestCase(helpers.DockerRallyTestCase):
             stderr=subprocess.STDOUT, text=True, start_new_session=True,
             env=dict(os.environ, HOME=self.home.path,
                      XDG_CACHE_HOME=helpers.CACHE_HOME))
-        self.addCleanup(helpers.kill_group, run.pid)
+        self.addCleanup(processes.end_group, run)
         output, _ = run.communicate(timeout=600)
         self.assertEqual(0, run.returncode, output[-4000:])
         self.assertIn("budget of 0:01 spent: the round ends after the "

@@ -9,6 +9,7 @@ import time
 import unittest
 
 from rally_container_bench.core import base
+from rally_container_bench.core import processes
 
 from tests.functional import helpers
 
@@ -155,10 +156,10 @@ class RallyNativeTestCase(unittest.TestCase):
         rally = self.home.popen("task", "start", task,
                                 stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        self.addCleanup(helpers.kill_group, rally.pid)
+        self.addCleanup(processes.end_group, rally)
         base.wait_until(lambda: len(helpers.processes(marker)) >= 2, 60, 0.2,
                         "2 sysbench processes")
-        os.killpg(rally.pid, signal.SIGINT)
+        processes.signal_child(rally, signal.SIGINT, group=True)
         rally.wait(timeout=60)
         time.sleep(0.5)
         self.assertEqual([], helpers.processes(marker))

@@ -20,10 +20,12 @@ at a seventh of a CPU. With the hog from the task's start: 385 s.
 import json
 import os
 import re
+import signal
 import subprocess
 import threading
 import unittest
 
+from rally_container_bench.core import processes
 from tests.functional import helpers
 from tests.functional_openstack import cloud
 
@@ -102,7 +104,8 @@ class ComputeHostLoadTestCase(unittest.TestCase):
             "task", "start", cloud.TASK, "--task-args-file", cloud.ARGS,
             "--task-args", json.dumps(args), stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True)
-        watchdog = threading.Timer(1200, helpers.kill_group, [rally.pid])
+        watchdog = threading.Timer(1200, processes.signal_child,
+                                   [rally, signal.SIGKILL, True])
         watchdog.start()
         spinners, output = None, []
         try:
@@ -110,13 +113,12 @@ class ComputeHostLoadTestCase(unittest.TestCase):
                 output.append(line)
                 if spinners is None and FIRST_WORKLOAD_DONE.search(line):
                     spinners = hog(cpu)
-            rally.wait()
+            processes.wait_exited(rally, 1200)
         finally:
             watchdog.cancel()
-            helpers.kill_group(rally.pid)
+            processes.end_group(rally)
             if spinners is not None:
-                helpers.kill_group(spinners.pid)
-                spinners.wait()
+                processes.end_group(spinners)
         text = "".join(output)
         if spinners is None:
             raise AssertionError("no hog: the first workload did not end "

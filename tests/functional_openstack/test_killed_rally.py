@@ -20,8 +20,8 @@ import unittest
 from keystoneclient.v3 import client as keystone_client
 import yaml
 
+from rally_container_bench.core import processes
 from rally_container_bench.task.contexts import flavor_owner
-from tests.functional import helpers
 from tests.functional_openstack import cloud as aio
 
 FLAVOR = "rcbench-kek-%06x" % random.randrange(16 ** 6)
@@ -75,8 +75,7 @@ class KilledRallyTestCase(unittest.TestCase):
         try:
             task = self._marked_by()
         finally:
-            helpers.kill_group(rally.pid)  # SIGKILL
-            rally.wait()
+            processes.end_group(rally)  # SIGKILL
         # killed: its workload's end never ran, the flavor is left
         self.assertIsNotNone(self._flavor())
         out = aio.cleanup_env(self.home, task)

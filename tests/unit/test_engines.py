@@ -165,3 +165,62 @@ class SharedTemplatesTestCase(unittest.TestCase):
         self.assertIn("rdinit=" + busybox.LOOP_SCRIPT,
                       root.findtext("os/cmdline"))
         self.assertEqual("1", root.findtext("vcpu"))
+
+
+class _StandInCleaner:
+    """Stand-in for an engine's lifecycle view (its discard only): one
+    that removes, one that fails, one that never answers."""
+
+    def __init__(self, name, behaviour, release=None):
+        self.name = name
+        self.behaviour = behaviour
+        self.release = release
+        self.discarded = []
+
+    def discard(self, name):
+        if self.behaviour == "fails":
+            raise base.DriverError("%s rm -f %s failed: busy" % (self.name,
+                                                                  name))
+        if self.behaviour == "hangs":
+            self.release.wait(30)
+        self.discarded.append(name)
+
+    def by_hand(self, name):
+        return "%s rm -f %s" % (self.name, name)
+
+
+class DiscardAllTestCase(unittest.TestCase):
+    """The whole cleanup is bounded, whatever one engine does."""
+
+    def test_what_does_not_go_within_the_bound_is_named(self):
+        import threading
+        import time
+        release = threading.Event()
+        self.addCleanup(release.set)
+        good = _StandInCleaner("docker", "removes")
+        bad = _StandInCleaner("podman-runc", "fails")
+        stuck = _StandInCleaner("lxc", "hangs", release)
+        found = ([(good, "a%d" % i) for i in range(20)]
+                 + [(bad, "b"), (stuck, "c")])
+        heard = []
+        started = time.monotonic()
+        left = catalog.discard_all(found, 1.0, lambda c, n, e: heard.append(n))
+        self.assertLess(time.monotonic() - started, 5)
+        self.assertEqual(20, len(good.discarded))
+        self.assertEqual(21, len(heard))  # the stuck one never ended
+        self.assertEqual([("podman-runc", "b"), ("lxc", "c")],
+                         [(c.name, n) for c, n, _ in left])
+        self.assertIn("busy", left[0][2])
+        self.assertIn("not removed within 1 s (cleanup_timeout)", left[1][2])
+        line = catalog.left_line(*left[1], task_id="T")
+        self.assertEqual("lxc c is left (not removed within 1 s "
+                         "(cleanup_timeout)); remove it with: rcbench "
+                         "cleanup --task T or: lxc rm -f c", line)
+
+    def test_every_engine_says_how_to_remove_by_hand(self):
+        for name in catalog.names(catalog.LIFECYCLE):
+            cleaner = catalog.view_class(catalog.LIFECYCLE, name)(None,
+                                                                  conf())
+            if name in ("containerd", "cri-containerd"):
+                continue  # rcbench cleanup only
+            self.assertIn("s_rally_x", cleaner.by_hand("s_rally_x"), name)

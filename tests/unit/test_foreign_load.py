@@ -16,6 +16,7 @@ import types
 import unittest
 from unittest import mock
 
+from rally_container_bench.core import processes
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.validity import cpu
 from rally_container_bench.validity import foreign_load
@@ -390,7 +391,9 @@ class RealHostTestCase(unittest.TestCase):
             ["setsid", "sh", "-c",
              "sh -c \"$0\" </dev/null >/dev/null 2>&1 & echo $!", _LOOP],
             capture_output=True, text=True, check=True).stdout)
-        self.addCleanup(os.kill, outside, signal.SIGKILL)
+        # a loop forever: the pid names it from here on
+        self.addCleanup(processes.Recorded.of(outside).signal,
+                        signal.SIGKILL)
         harness = cpu.tree_pids(hosts.local_processes(),
                                 foreign_load.harness())
         found = hosts.runnable_outside(harness)

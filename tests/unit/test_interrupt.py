@@ -5,7 +5,6 @@ to be simulated; the whole path with Rally's real DB runs in
 tests/functional/test_local_faults.py and test_rally_native.py.
 """
 
-import os
 import signal
 import threading
 import unittest
@@ -75,7 +74,7 @@ class WatcherTestCase(unittest.TestCase):
         watcher = interrupt._Watcher(TASK)
         signal.signal(signum, watcher.on_signal)
         with mock.patch.object(interrupt.sys, "stderr") as stderr:
-            os.kill(os.getpid(), signum)
+            signal.raise_signal(signum)
             self.assertTrue(self.aborted.wait(10))
             watcher.thread.join(10)
         self.abort_task.assert_called_once_with(TASK)

@@ -73,12 +73,31 @@ aio_log() {
 }
 
 aio_pid() {
-    local pidfile=$AIO_RUN/$1.pid pid
-    [ -r "$pidfile" ] || return 1
-    pid=$(cat "$pidfile")
-    # A zombie (state Z) is gone.
-    [ -r "/proc/$pid/stat" ] && [ "$(awk '{print $3}' "/proc/$pid/stat")" != Z ] \
-        && echo "$pid"
+    recorded_pid "$AIO_RUN/$1.pid"
+}
+
+# recorded_pid FILE: the pid FILE names, if that process runs (a zombie is
+# gone) and started before FILE was written: one started after got the
+# number since (a pid is handed out again once its process is reaped).
+recorded_pid() {
+    local file=$1 pid
+    pid=$(cat "$file" 2>/dev/null) || return 1
+    [[ $pid =~ ^[0-9]+$ ]] && [ -r "/proc/$pid/stat" ] || return 1
+    awk -v written="$(stat -c %.3Y "$file")" -v now="$(date +%s.%N)" \
+        -v hz="$(getconf CLK_TCK)" '
+        FILENAME == "/proc/uptime" { up = $1; next }
+        { sub(/.*\) /, ""); state = $1; start = $20 }
+        END { exit !(start != "" && state != "Z" \
+                     && now - up + start / hz <= written + 1 / hz) }' \
+        /proc/uptime "/proc/$pid/stat" 2>/dev/null && echo "$pid"
+}
+
+# signal_recorded SIGNAL FILE: SIGNAL to the process FILE names, if it is
+# sure to be that process (recorded_pid); the only kill of these scripts.
+signal_recorded() {
+    local pid
+    pid=$(recorded_pid "$2") || return 1
+    kill -s "$1" "$pid" 2>/dev/null
 }
 
 # aio_yield PID...: the sessions of these processes yield the CPUs to
@@ -170,20 +189,17 @@ neutron_ebtables_reset() {
     done
 }
 
-# aio_stop NAME: TERM, then KILL after 20 s; the whole process group
-# (uWSGI workers, dnsmasq started by the agent stay: see stop.sh).
+# aio_stop NAME: TERM, then KILL after 20 s (uWSGI workers and the
+# dnsmasq an agent started stay: see stop.sh).
 aio_stop() {
-    local name=$1 pid i
-    pid=$(aio_pid "$name") || { rm -f "$AIO_RUN/$name.pid"; return 0; }
-    kill -TERM "$pid" 2>/dev/null || true
+    local name=$1 pidfile=$AIO_RUN/$1.pid i
+    signal_recorded TERM "$pidfile" || { rm -f "$pidfile"; return 0; }
     for i in $(seq 1 40); do
         aio_pid "$name" >/dev/null || break
         sleep 0.5
     done
-    if aio_pid "$name" >/dev/null; then
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    rm -f "$AIO_RUN/$name.pid"
+    signal_recorded KILL "$pidfile" || true
+    rm -f "$pidfile"
 }
 
 # write_conf FILE GROUP < text: a whole config file, readable by the

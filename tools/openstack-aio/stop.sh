@@ -55,7 +55,7 @@ for uri in qemu:///system lxc:///; do
 done
 
 for pidfile in /var/lib/neutron/dhcp/*/pid; do
-    [ -r "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null
+    signal_recorded TERM "$pidfile"
 done
 for ns in $(ip netns list 2>/dev/null | awk '/^qdhcp-/{print $1}'); do
     ip netns delete "$ns"

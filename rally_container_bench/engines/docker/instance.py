@@ -36,6 +36,10 @@ def _daemon_reachable(url, what):
     """
     try:
         yield
+    except requests.exceptions.Timeout as e:
+        raise base.DriverError("docker %s: dockerd did not answer at %s "
+                               "within engine_call_timeout: %s"
+                               % (what, url, e))
     except (requests.exceptions.ConnectionError,
             docker_errors.DockerException) as e:
         if isinstance(e, docker_errors.APIError):
@@ -70,7 +74,8 @@ class DockerDriver(oci_containers.InspectedContainer, ssh.SshDriver):
         if getattr(self._local, "key", None) != key:
             with self._api("connect"):
                 self._local.client = docker.DockerClient(
-                    base_url=self.conf.docker_url, timeout=120)
+                    base_url=self.conf.docker_url,
+                    timeout=self.conf.engine_call_timeout)
             self._local.key = key
         return self._local.client
 

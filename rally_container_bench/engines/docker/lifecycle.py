@@ -17,9 +17,10 @@ class DockerCli(cli.RuntimeCli):
     def runtime_args(self):
         return ["--runtime", self.runtime]
 
-    def _cli(self, *args, timeout=120):
+    def _cli(self, *args, timeout=None):
         return base.run_cli(
-            ["docker", "-H", self.conf.docker_url] + list(args), timeout)
+            ["docker", "-H", self.conf.docker_url] + list(args),
+            timeout or self.conf.engine_call_timeout)
 
     def daemon_pids(self):
         pids = [lifecycle.pid_from_file(path) for path in (

@@ -11,6 +11,7 @@ request, gone once destroyed).
 """
 
 import os
+import shlex
 import shutil
 
 from rally_container_bench.core import base
@@ -89,6 +90,12 @@ class LibvirtVm(lifecycle.LifecycleDriver):
 
     def list_ours(self):
         return libvirt_engine.list_ours(self.conf)
+
+    def by_hand(self, name):
+        virsh = "virsh -c %s" % shlex.quote(self.conf.libvirt_uri)
+        name = shlex.quote(name)
+        return "%s destroy %s; %s undefine --nvram %s" % (
+            virsh, name, virsh, name)
 
     def workload_pid(self, name):
         pid = lifecycle.pid_from_file("/run/libvirt/qemu/%s.pid" % name)

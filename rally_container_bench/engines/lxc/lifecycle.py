@@ -8,6 +8,7 @@ back.
 """
 
 import os
+import shlex
 
 from rally_container_bench.core import base
 from rally_container_bench.core import labels
@@ -49,6 +50,10 @@ class Lxc(lifecycle.LifecycleDriver):
 
     def list_ours(self):
         return lxc_engine.list_ours()
+
+    def by_hand(self, name):
+        name = shlex.quote(name)
+        return "lxc-stop -k -n %s; lxc-destroy -n %s" % (name, name)
 
     def workload_pid(self, name):
         return int(lifecycle.checked(["lxc-info", "-n", name, "-p", "-H"]))

@@ -9,6 +9,7 @@ crun 1.8 refuses hybrid cgroups: there it runs in podman's mount namespace
 
 import json
 import os
+import shlex
 import shutil
 
 from rally_container_bench.core import base
@@ -93,6 +94,10 @@ class OciRuntime(lifecycle.LifecycleDriver):
             raise base.DriverError("%s delete -f %s left it behind"
                                    % (self.binary, name))
         shutil.rmtree(self._bundle(name), ignore_errors=True)
+
+    def by_hand(self, name):
+        return " ".join(map(shlex.quote, self._argv(
+            "delete", self.oci.force_flag, name)))
 
     def list_ours(self):
         if not os.path.isdir("/run/rcbench-" + self.binary):

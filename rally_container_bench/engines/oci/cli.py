@@ -7,6 +7,7 @@ instance view's containers go too. The engine runs an OCI runtime of
 engines.oci.runtimes (``--runtime``).
 """
 
+import shlex
 
 from rally_container_bench.core import base
 from rally_container_bench.core import labels
@@ -17,8 +18,8 @@ from rally_container_bench.engines.oci import runtimes
 class CliEngine(lifecycle.LifecycleDriver):
     """An engine whose CLI has docker's verbs."""
 
-    def _cli(self, *args, timeout=120):
-        """CompletedProcess of one CLI call."""
+    def _cli(self, *args, timeout=None):
+        """CompletedProcess of one CLI call (timeout: engine_call_timeout)."""
         raise NotImplementedError
 
     def _checked(self, *args):
@@ -57,6 +58,8 @@ class CliEngine(lifecycle.LifecycleDriver):
     def run(self, name):
         self._checked("run", "-d", *self._create_args(name))
 
+    #: the engine's command, for what a user types (by_hand)
+    cli_name = "docker"
     #: rm -f flags that kill at once (podman's rm -f waits 10 s for the
     #: shell loop, which ignores SIGTERM, before it kills)
     force_flags = ("-f", "-v")
@@ -66,6 +69,10 @@ class CliEngine(lifecycle.LifecycleDriver):
         if proc.returncode != 0 and "such container" not in proc.stderr:
             raise base.DriverError("%s rm -f %s failed: %s"
                                    % (self.name, name, proc.stderr.strip()))
+
+    def by_hand(self, name):
+        return " ".join(map(shlex.quote, (self.cli_name, "rm")
+                            + self.force_flags + (name,)))
 
     def list_ours(self):
         return self._checked("ps", "-a", "--filter", "label=" + labels.KEY,

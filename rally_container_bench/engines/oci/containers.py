@@ -7,6 +7,7 @@ these.
 
 from rally_container_bench.core import base
 from rally_container_bench.core import ports
+from rally_container_bench.core import processes
 from rally_container_bench.core import tuning as tuning_lib
 from rally_container_bench.images import guest
 from rally_container_bench import timestamps
@@ -27,6 +28,7 @@ def running(instance, attrs):
                                    % (instance.name, state["Status"],
                                       state.get("Error") or ""))
         return False
+    _watch(instance, state)
     instance.engine_times = {
         "created": timestamps.epoch(attrs["Created"]),
         "started": timestamps.epoch(state.get("StartedAt")),
@@ -40,6 +42,30 @@ def running(instance, attrs):
     instance.ssh_host = bindings[0]["HostIp"] or "127.0.0.1"
     instance.ssh_port = int(bindings[0]["HostPort"])
     return True
+
+
+def _watch(instance, state):
+    """Record the container's main process and the engine's monitor of it.
+
+    Read once, from the inspect that found it running: the monitor is the
+    main process's parent (Docker's containerd-shim, Podman's conmon),
+    recorded with start times, so what lost() checks later costs no
+    engine call, only /proc.
+    """
+    if "watched" in instance.private or not state.get("Pid"):
+        return
+    main = processes.Recorded.of(state["Pid"])
+    watched = []
+    if main is not None:
+        watched.append((main, "its main process (pid %d) is gone, though "
+                              "the engine had it running"))
+        monitor = processes.Recorded.of(processes.parent(main.pid) or 0)
+        if monitor is not None and monitor.pid != 1:
+            name = processes.command_name(monitor.pid)
+            watched.insert(0, (monitor, name + " (pid %d), the engine's "
+                               "monitor of the container, is gone: the "
+                               "engine can no longer follow it"))
+    instance.private["watched"] = watched
 
 
 def bridge_address(attrs, name):
@@ -79,6 +105,12 @@ class InspectedContainer:
 
     def host_pid(self, instance):
         return self._inspect(instance)["State"].get("Pid") or None
+
+    def lost(self, instance):
+        for recorded, what in instance.private.get("watched", ()):
+            if not recorded.alive():
+                return what % recorded.pid
+        return None
 
 
 def host_network_sshd(conf):

@@ -45,12 +45,12 @@ class PodmanDriver(oci_containers.InspectedContainer, ssh.SshDriver):
                 f.write(_CONTAINERS_CONF)
         return path
 
-    def _in_namespace(self, argv, timeout=120, env=None):
+    def _in_namespace(self, argv, timeout=None, env=None):
         """Run argv in podman's mount namespace (where there is one)."""
         return base.run_cli(mounts.entered(self.conf, argv, "podman"),
-                            timeout, env)
+                            timeout or self.conf.engine_call_timeout, env)
 
-    def command(self, *args, timeout=120):
+    def command(self, *args, timeout=None):
         """CompletedProcess of one podman CLI call with this runtime."""
         return self._podman(*args, timeout=timeout)
 
@@ -58,7 +58,7 @@ class PodmanDriver(oci_containers.InspectedContainer, ssh.SshDriver):
         """podman's global --runtime-flag options for this runtime."""
         return self.oci.flags(self.conf)
 
-    def _podman(self, *args, timeout=120):
+    def _podman(self, *args, timeout=None):
         argv = ["podman", "--cgroup-manager=cgroupfs",
                 "--events-backend=file", "--runtime", self.runtime]
         for flag in self.runtime_flags():

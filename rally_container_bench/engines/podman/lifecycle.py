@@ -11,13 +11,14 @@ from rally_container_bench.engines.podman import instance
 class PodmanCli(cli.RuntimeCli):
     name = "podman-runc"
     instance_class = instance.PodmanDriver
+    cli_name = "podman"
     force_flags = ("-f", "-v", "-t", "0")
 
     def __init__(self, image, conf):
         super().__init__(image, conf)
         self._podman = self.instance_driver()(None, conf)
 
-    def _cli(self, *args, timeout=120):
+    def _cli(self, *args, timeout=None):
         return self._podman.command(*args, timeout=timeout)
 
     def registered_flags(self):

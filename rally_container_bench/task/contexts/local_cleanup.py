@@ -14,7 +14,6 @@ from rally.task import context
 from rally.task import scenario
 
 from rally_container_bench import abort
-from rally_container_bench.core import base
 from rally_container_bench.engines import catalog
 from rally_container_bench import opts
 
@@ -66,10 +65,11 @@ class LocalCleanup(context.Context):
         for cleaner, name in found:
             LOG.warning("cleanup: deleting leftover %s instance %s"
                         % (cleaner.name, name))
-            try:
-                cleaner.discard(name)
-            except base.DriverError as e:
-                LOG.error("cleanup: could not delete %s: %s" % (name, e))
+        conf = opts.register()
+        for cleaner, name, why in catalog.discard_all(
+                found, conf.cleanup_timeout):
+            LOG.error("cleanup: " + catalog.left_line(cleaner, name, why,
+                                                      task_id))
 
 
 @context.configure(name="rcbench_lifecycle_cleanup", platform="default",

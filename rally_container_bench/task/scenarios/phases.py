@@ -55,13 +55,17 @@ class InstancePhasesMixin:
             driver.record_engine_times(instance)
             _register(own, driver, instance)
             yield instance
-        except BaseException:
+            _check_kept(driver, instance)
+        except BaseException as e:
             failed = True
             # Not at the start barrier (never booted, or failed between
             # tests): the rest of its wave does not wait for it.
             leave = getattr(self, "_leave_start_barrier", None)
             if leave is not None:
                 leave()
+            if isinstance(e, Exception) and instance is not None:
+                # what went wrong inside, told by what the engine lost
+                _check_kept(driver, instance, e)
             raise
         finally:
             if instance is not None:
@@ -99,6 +103,23 @@ class InstancePhasesMixin:
                            "free of the harness's polling",
             "chart_plugin": "Table",
             "data": {"cols": ["boot_s"], "rows": [[round(boot, 3)]]}})
+
+
+class EngineLost(base.DriverError):
+    """The engine lost the instance (its shim or conmon died)."""
+
+
+def _check_kept(driver, instance, error=None):
+    """EngineLost if the engine lost the instance during its work."""
+    if isinstance(error, EngineLost):
+        return
+    why = driver.lost(instance)
+    if why is None:
+        return
+    message = "%s: %s" % (instance.name, why)
+    if error is not None:
+        message += "; the iteration's own error: %s" % error
+    raise EngineLost(message) from error
 
 
 def _register(host, driver, instance):
