@@ -168,8 +168,10 @@ class SharedTemplatesTestCase(unittest.TestCase):
 
 
 class _StandInCleaner:
-    """Stand-in for an engine's lifecycle view (its discard only): one
-    that removes, one that fails, one that never answers."""
+    """Stand-in for an engine's lifecycle view (its discard only).
+
+    One that removes, one that fails, one that never answers.
+    """
 
     def __init__(self, name, behaviour, release=None):
         self.name = name
@@ -179,8 +181,8 @@ class _StandInCleaner:
 
     def discard(self, name):
         if self.behaviour == "fails":
-            raise base.DriverError("%s rm -f %s failed: busy" % (self.name,
-                                                                  name))
+            raise base.DriverError("%s rm -f %s failed: busy"
+                                   % (self.name, name))
         if self.behaviour == "hangs":
             self.release.wait(30)
         self.discarded.append(name)
