@@ -47,8 +47,9 @@ OPTS = [
                  help="Seconds an instance may take to be gone after the "
                       "delete request (phase 'delete')."),
     cfg.FloatOpt("engine_call_timeout", default=120.0, min=1,
-                 help="Seconds one call to a container engine (a docker "
-                      "API request, a docker or podman command) may take. "
+                 help="Seconds one call to an engine (a docker API "
+                      "request, a docker, podman, ctr, lxc-* or virsh "
+                      "command) may take. "
                       "An engine that stops answering (a stopped shim, a "
                       "stuck daemon) fails that iteration after this long, "
                       "saying so; the task goes on."),

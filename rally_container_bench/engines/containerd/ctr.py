@@ -69,8 +69,9 @@ class Containerd(lifecycle.LifecycleDriver):
         return ["ctr", "--address", socket_path(self.conf), "--namespace",
                 NAMESPACE] + list(args)
 
-    def _ctr(self, *args, timeout=120):
-        return base.run_cli(self._argv(*args), timeout)
+    def _ctr(self, *args, timeout=None):
+        return base.run_cli(self._argv(*args),
+                            timeout or self.conf.engine_call_timeout)
 
     def _checked(self, *args):
         return base.output_of(self._ctr(*args), "ctr " + " ".join(

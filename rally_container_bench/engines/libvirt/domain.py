@@ -62,9 +62,9 @@ def domain_xml(view, name, accel, memory_mb, vcpus, kernel, initrd,
         console=quote(console), qemu_commandline=qemu_commandline)
 
 
-def virsh(conf, *args, timeout=120):
+def virsh(conf, *args, timeout=None):
     return base.run_cli(["virsh", "-q", "-c", conf.libvirt_uri]
-                        + list(args), timeout)
+                        + list(args), timeout or conf.engine_call_timeout)
 
 
 def checked(conf, *args):

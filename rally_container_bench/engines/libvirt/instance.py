@@ -85,7 +85,7 @@ class LibvirtDriver(ssh.SshDriver):
         self.acceleration, self.why = acceleration.detect(
             conf.vm_acceleration)
 
-    def _virsh(self, *args, timeout=120):
+    def _virsh(self, *args, timeout=None):
         return libvirt_engine.virsh(self.conf, *args, timeout=timeout)
 
     def _checked(self, *args):

@@ -20,8 +20,8 @@ from rally_container_bench.engines.lxc import config as lxc_engine
 class LxcDriver(ssh.SshDriver):
     name = "lxc"
 
-    def _run(self, *argv, timeout=120):
-        return base.run_cli(argv, timeout)
+    def _run(self, *argv, timeout=None):
+        return base.run_cli(argv, timeout or self.conf.engine_call_timeout)
 
     def _state(self, name):
         return self._run("lxc-info", "-n", name, "-s", "-H").stdout.strip()
