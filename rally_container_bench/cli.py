@@ -131,7 +131,16 @@ def _engines(args):
             continue
         done.add(engine)
         # Start in order, stop in reverse (libvirtd needs virtlogd).
-        if args.action == "start":
+        if args.action == "dump":
+            for daemon in known[engine]:
+                text = daemon.dump_stacks()
+                written = [line for line in (text or "").splitlines()
+                           if "written to" in line]
+                said = ("no stack dump (not started here, or no such "
+                        "signal)" if text is None else
+                        "\n  ".join(["stacks asked for"] + written))
+                print("%s: %s" % (daemon.name, said))
+        elif args.action == "start":
             for daemon in known[engine]:
                 started = daemon.start()
                 print("%s: %s" % (daemon.name, "started" if started
@@ -157,7 +166,7 @@ def _engines(args):
     if args.action == "start":
         # What a script stops at its end: not the daemons others started.
         print("%s %s" % (STARTED_HERE, " ".join(started_here)))
-    else:
+    elif args.action == "stop":
         ports.prune(conf)
     return 1 if failed else 0
 
@@ -297,8 +306,10 @@ def build_parser():
                    help="rebuild even if a cached image matches")
     p.set_defaults(func=_images_build)
 
-    p = sub.add_parser("engines", help="start or stop engine daemons")
-    p.add_argument("action", choices=["start", "stop"])
+    p = sub.add_parser("engines", help="start or stop engine daemons; dump: "
+                       "ask those started here for their threads' stacks "
+                       "(a daemon that stops answering)")
+    p.add_argument("action", choices=["start", "stop", "dump"])
     p.add_argument("engines", nargs="*", metavar="ENGINE")
     p.set_defaults(func=_engines)
 

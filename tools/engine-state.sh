@@ -7,15 +7,32 @@
 #   tools/engine-state.sh [LOG LINES, default 20]
 set -u
 lines=${1:-20}
-bounded() { timeout 10 "$@" 2>&1 || echo "($1: no answer within 10 s, exit $?)"; }
 
 echo "--- engine processes (count by program)"
 ps -eo comm= | grep -E '^(dockerd|containerd|containerd-shim|conmon|podman|runc|crun|runsc|qemu-system-x86|lxc-start|libvirtd|virtlogd|docker-proxy)' \
     | sort | uniq -c
 
+top=$(cd "$(dirname "$0")/.." && pwd)
+rcbench=${RCBENCH_VENV:-$top/.venv}/bin/rcbench
+
 echo "--- containers dockerd says are up, and whether a shim runs them"
 if command -v docker >/dev/null; then
-    up=$(bounded docker ps -q --no-trunc)
+    up=$(timeout 10 docker ps -q --no-trunc 2>&1) || {
+        # a dockerd that does not answer: where its threads wait
+        echo "docker ps: no answer within 10 s (exit $?): $up"
+        dump=$(timeout 30 "$rcbench" engines dump docker containerd 2>&1)
+        echo "$dump"
+        stacks=$(grep -o '/[^ "]*goroutine-stacks[^ "]*' <<< "$dump" | head -n 1)
+        if [ -r "$stacks" ]; then
+            echo "--- dockerd's goroutines by state (those waiting for minutes first)"
+            grep -o '^goroutine [0-9]* \[[^]]*\]' "$stacks" | sed 's/^goroutine [0-9]* //' \
+                | sort | uniq -c | sort -rn | head -n 20
+            echo "--- dockerd's goroutines waiting for a lock for minutes"
+            awk '/^goroutine [0-9]* \[(semacquire|sync\.(RW)?Mutex)[^]]*minutes\]/ {n = 16} n-- > 0' \
+                "$stacks" | head -n 160
+        fi
+        up=
+    }
     shims=$(ps -eo args= | awk '/containerd-shim-runc-v2/ {for (i = 1; i < NF; i++) if ($i == "-id") print $(i + 1)}')
     total=0 orphaned=0
     for id in $up; do

@@ -34,7 +34,8 @@ class Daemon(object):
     """
 
     def __init__(self, name, argv, state_dir, answers=None, prepare=None,
-                 after_start=None, before_stop=None, own_pidfiles=()):
+                 after_start=None, before_stop=None, own_pidfiles=(),
+                 dump_signal=None):
         self.name = name
         self.argv = argv
         self.state_dir = state_dir
@@ -48,6 +49,9 @@ class Daemon(object):
         # yet reaped) processes; dockerd then refuses to start, or waits
         # for the containerd it had started until it times out.
         self.own_pidfiles = own_pidfiles
+        # the signal on which it writes its threads' stacks (Go daemons:
+        # SIGUSR1), for a daemon that stops answering
+        self.dump_signal = dump_signal
 
     def _files(self):
         directory = opts.resolved_dir(self.state_dir)
@@ -159,6 +163,20 @@ class Daemon(object):
         recorded.stop(timeout)
         _remove(pidfile)
         return True
+
+    def dump_stacks(self, wait=2.0):
+        """Ask the daemon started here for its stacks; what it logged then.
+
+        None where it has no such signal or was not started here.
+        """
+        logfile = self._files()[1]
+        offset = os.path.getsize(logfile) if os.path.exists(logfile) else 0
+        if self.dump_signal is None or not self.kill(self.dump_signal):
+            return None
+        time.sleep(wait)
+        with open(logfile, errors="replace") as f:
+            f.seek(offset)
+            return f.read()
 
     def kill(self, signum):
         """signum to the daemon started here; True if it was sent."""

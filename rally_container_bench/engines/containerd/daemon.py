@@ -5,6 +5,7 @@ views of it (ctr and CRI) are removed, whose shims would outlive it.
 """
 
 import os
+import signal
 
 from rally_container_bench.core import daemon
 from rally_container_bench.engines.containerd import cri
@@ -48,4 +49,5 @@ def daemons(conf):
         daemon.socket_answers(os.path.join(conf.containerd_state_dir,
                                            "containerd.sock")),
         prepare=_write_containerd_config(conf),
-        before_stop=_remove_containerd_instances(conf))]
+        before_stop=_remove_containerd_instances(conf),
+        dump_signal=signal.SIGUSR1)]  # into its log

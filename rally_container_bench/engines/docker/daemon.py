@@ -6,6 +6,7 @@ engines.oci.runtimes registered, so docker-<runtime> engines find them.
 
 import json
 import os
+import signal
 
 from rally_container_bench.core import base
 from rally_container_bench.core import daemon
@@ -62,4 +63,6 @@ def daemons(conf):
     ], conf.daemon_state_dir, _docker_answers(conf),
         prepare=_write_dockerd_config(conf),
         own_pidfiles=(docker_pid,
-                      "/var/run/docker/containerd/containerd.pid"))]
+                      "/var/run/docker/containerd/containerd.pid"),
+        # into a file: "goroutine stacks written to PATH" in its log
+        dump_signal=signal.SIGUSR1)]
