@@ -203,3 +203,20 @@ class DaemonStartTestCase(unittest.TestCase):
             made.start(timeout=10)
         self.assertIn("started by someone else", str(caught.exception))
         self.assertIsNone(made.started())
+
+    def test_a_dump_is_asked_of_the_one_started_here_only(self):
+        import sys
+        script = ("import signal, time\n"
+                  "signal.signal(signal.SIGUSR1, lambda *_: print("
+                  "'stacks written to /x', flush=True))\n"
+                  "print('up', flush=True)\n"
+                  "time.sleep(60)\n")
+        made = daemon.Daemon("x", [sys.executable, "-c", script], self.dir,
+                             dump_signal=signal.SIGUSR1)
+        self.addCleanup(made.stop, 5)
+        self.assertIsNone(made.dump_stacks(wait=0))  # none started yet
+        self.assertTrue(made.start(timeout=10))
+        base.wait_until(lambda: os.path.getsize(made._files()[1]) > 0, 10,
+                        0.05, "the daemon's first line")
+        self.assertEqual("stacks written to /x\n",
+                         made.dump_stacks(wait=0.5))
