@@ -412,13 +412,21 @@ class SequentialRun:
             self.margins[kind] = min(MAX_AUTO_MARGIN, chosen)
             self.margin_notes[kind] = {"pair_sd": sd, "pairs": self.pairs
                                        * rounds, "margin": self.margins[kind]}
-            self.progress.say(
-                "margin of %s: +-%g %% (from round 1: pair SD %s, the upper "
-                "quartile of %d cells, for the %d waves a cell may get)"
-                % (kind, 100 * self.margins[kind], "-" if sd is None else
-                   "%.2f %%" % (100 * sd), len(spreads[kind]),
-                   self.pairs * rounds))
+            self.progress.say(margin_message(
+                kind, self.margins[kind], sd, len(spreads[kind]),
+                self.pairs * rounds))
         return comparison.build([document], margins=self.margins)
+
+
+def margin_message(kind, margin, sd, cells, waves):
+    """What rcbench decide says of an auto margin after round 1."""
+    if sd is None:
+        return ("margin of %s: +-%g %% kept, not chosen: round 1 paired no "
+                "%s test with a native twin (a margin follows the pairs' "
+                "spread), so the default stays" % (kind, 100 * margin, kind))
+    return ("margin of %s: +-%g %% (from round 1: pair SD %.2f %%, the upper "
+            "quartile of %d cells, for the %d waves a cell may get)"
+            % (kind, 100 * margin, 100 * sd, cells, waves))
 
 
 def _label(report, cell):

@@ -93,6 +93,7 @@ def build(documents, title=None, margins=None):
             by_round[key][sample.round].append(sample.value)
     pairs = disturbance.pairs(collected.samples)
     alpha = sequential.look_alpha(collected.looks)
+    off_host = placement.off_native_host(collected)
     rows = []
     for metric in metrics:
         # a cell whose every run was left out (disturbed) still has its
@@ -111,7 +112,8 @@ def build(documents, title=None, margins=None):
                     continue  # e.g. a footprint (concurrency 1 only)
                 row = _row(metric, label, concurrency, values, collected,
                            margin_of(metric["name"], margins),
-                           pairs.get(key), alpha, moments)
+                           pairs.get(key), alpha, moments,
+                           off_host.get((label, concurrency)))
                 row.update(_rounds(metric, label, concurrency, by_round))
                 row["time_to_verdict_s"] = sequential.time_to_verdict(
                     collected, key, row["verdict"])
@@ -138,14 +140,15 @@ def build(documents, title=None, margins=None):
         "host_rows": placement.host_rows(
             collected, metrics, lambda metric, label, step, values, pairs:
             _row(metric, label, step, values, collected, margin_of(
-                metric["name"], margins), pairs, alpha)),
+                metric["name"], margins), pairs, alpha,
+                off_host=off_host.get((label, step)))),
         "native_levels": levels,
         "cells": collected.cells,
         "steps": steps,
         "tasks": collected.tasks,
         "disturbance": disturbance.of_run(steps),
         "noise": disturbance.noise(rows, kind_of),
-        "warnings": _warnings(collected) + [
+        "warnings": _warnings(collected) + _off_host_warnings(off_host) + [
             "compute host %(host)s: its native twins measured %(metric)s "
             "at concurrency %(concurrency)s %(verdict)s than the other "
             "hosts' by %(pct)+.1f %%: its hardware or load differs (each "
@@ -254,7 +257,7 @@ def _primary_metrics(found):
 
 
 def _row(metric, label, concurrency, values, collected, margin,
-         paired=None, alpha=equivalence.ALPHA, moments=None):
+         paired=None, alpha=equivalence.ALPHA, moments=None, off_host=None):
     name = metric["name"]
     own_key, native_key = (name, label, concurrency), (
         name, NATIVE, concurrency)
@@ -264,7 +267,7 @@ def _row(metric, label, concurrency, values, collected, margin,
     observed = equivalence.moment_means(own, moments.get(own_key))
     summary = stats.summarize(own)
     effect = equivalence.NOT_TESTED
-    pair_sd = None
+    pair_sd = across = None
     if label == NATIVE:
         comparison = stats.NO_COMPARISON._replace(note="the baseline")
     else:
@@ -283,7 +286,10 @@ def _row(metric, label, concurrency, values, collected, margin,
             effect = equivalence.effect(
                 own, native, metric["higher_is_better"], margin, alpha,
                 moments.get(own_key), moments.get(native_key))
+            effect, across = _across_hosts(effect, off_host)
     notes = [n for n in (summary.note, comparison.note) if n]
+    if across:
+        notes.insert(0, across)
     notes += ["%d %s run(s) left out" % (count, why) for why, count in
               sorted(collected.left_out[(name, label, concurrency)].items())]
     if collected.alike[own_key]:
@@ -292,6 +298,7 @@ def _row(metric, label, concurrency, values, collected, margin,
     failed = collected.failed[(label, concurrency)]
     if failed:
         notes.insert(0, "%d failed iteration(s) left out" % failed)
+    decided = effect.verdict not in (None, placement.NOT_COMPARABLE)
     return {
         "metric": name, "unit": metric["unit"], "platform": label,
         "concurrency": concurrency, "n": summary.n, "failed": failed,
@@ -304,7 +311,7 @@ def _row(metric, label, concurrency, values, collected, margin,
         "cliffs_delta": comparison.cliffs_delta,
         "higher_is_better": metric["higher_is_better"],
         "verdict": effect.verdict,
-        "margin": margin if effect.verdict else None,
+        "margin": margin if decided else None,
         "change": None if effect.ratio is None else effect.ratio - 1,
         "change_ci_low": None if effect.ci_low is None
         else effect.ci_low - 1,
@@ -322,9 +329,52 @@ def _row(metric, label, concurrency, values, collected, margin,
         "moments": len(set(paired[2])) if paired else (
             len(observed) if len(observed) < len(own) else None),
         "pair_sd": pair_sd,
-        "alpha": alpha if effect.verdict else None,
+        "alpha": alpha if decided else None,
+        "off_host": off_host if across else None,
         "note": "; ".join(notes),
     }
+
+
+def _across_hosts(effect, off_host):
+    """(effect, note) of an unpaired cell against native on another host.
+
+    Its difference and CI stay, labelled; its verdict goes, unless the
+    task states the hosts identical.
+    """
+    if off_host is None:
+        return effect, None
+    where = ("native on %s, this cell on %s"
+             % (", ".join(off_host["native_hosts"]),
+                ", ".join(off_host["hosts"])))
+    if off_host["stated_identical"]:
+        return effect, "across hosts, stated identical (%s; %s: true)" % (
+            where, placement.STATED_IDENTICAL)
+    if effect.verdict is not None:
+        effect = effect._replace(verdict=placement.NOT_COMPARABLE,
+                                 needed=None, tost_p=None)
+    return effect, ("against the Rally host's native, not this instance's "
+                    "host (%s): no verdict. %s" % (where, PAIR_THEM))
+
+
+PAIR_THEM = ("Pair each test with a native twin on the instance's compute "
+             "host: give compute_hosts (rcbench decide --compute-hosts "
+             "FILE; the guide's 'Running against your cloud', native twins "
+             "on the compute hosts), or state that the Rally host is the "
+             "same hardware (NativeHost.sysbench's %s: true; "
+             "tasks/kvm_vs_docker.yaml: native_host_identical: true)"
+             % placement.STATED_IDENTICAL)
+
+
+def _off_host_warnings(off_host):
+    cells = ["%s at %s (on %s)" % (label, step, ", ".join(found["hosts"]))
+             for (label, step), found in sorted(off_host.items())
+             if not found["stated_identical"]]
+    if not cells:
+        return []
+    return ["not comparable: %s ran with no native twin on the instance's "
+            "host, against native measured on another host: their "
+            "differences are shown, with no verdict. %s."
+            % ("; ".join(cells), PAIR_THEM)]
 
 
 def _rounds(metric, label, concurrency, by_round):

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import stats
 
 from rally_container_bench.report import equivalence
+from rally_container_bench.report import placement
 from rally_container_bench.report import results
 
 ALPHA = 0.05
@@ -102,14 +103,22 @@ def _values(documents):
     return values, meta, collected
 
 
+OFF_HOST = ("no native twin on the instance's host: the gate does not "
+            "judge this cell (give compute_hosts)")
+
+
 def compare(baseline_docs, candidate_docs, floor_of=None, ignored=None):
     """([Change], keys only one run has, {key: candidate's failed}).
 
     floor_of(metric) -> fraction (default DEFAULT_FLOOR); ignored(metric)
     -> True to leave a metric out.
     """
-    base, _, _ = _values(baseline_docs)
+    base, _, base_collected = _values(baseline_docs)
     cand, meta, collected = _values(candidate_docs)
+    # unpaired cloud cells: neither run's is the platform's own measure
+    off_host = {key for side in (base_collected, collected)
+                for key, found in placement.off_native_host(side).items()
+                if not found["stated_identical"]}
     found = []
     for key in sorted(set(base) & set(cand)):
         metric, platform, concurrency = key
@@ -119,6 +128,8 @@ def compare(baseline_docs, candidate_docs, floor_of=None, ignored=None):
         floor = floor_of(metric) if floor_of else DEFAULT_FLOOR
         ratio, low, high, p, verdict, note = change(
             cand[key], base[key], higher, floor)
+        if (platform, concurrency) in off_host:
+            verdict, note = "not tested", OFF_HOST
         found.append(Change(metric, unit, higher, platform, concurrency,
                             float(np.mean(base[key])),
                             float(np.mean(cand[key])), len(base[key]),

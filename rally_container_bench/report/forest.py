@@ -9,6 +9,7 @@ pyplot state), the report's first figure.
 """
 
 from rally_container_bench.report import comparison
+from rally_container_bench.report import placement
 from rally_container_bench.report import plots
 
 VERDICT_COLOURS = {"equivalent": "#3d85c6", "worse": "#cc0000",
@@ -28,8 +29,9 @@ def rows_of(report, step):
     for row in comparison.rows_for(report, concurrency=step):
         metric = headline.get(row["metric"])
         if metric is None or row["platform"] == comparison.NATIVE \
-                or row.get("change") is None:
-            continue
+                or row.get("change") is None \
+                or row["verdict"] == placement.NOT_COMPARABLE:
+            continue  # no verdict, or none against another host's native
         sign = 1 if metric["higher_is_better"] else -1
         low, high = sorted((sign * row["change_ci_low"],
                             sign * row["change_ci_high"]))

@@ -13,6 +13,7 @@ import collections
 
 from rally_container_bench.report import disturbance
 from rally_container_bench.report import equivalence
+from rally_container_bench.validity import compute_hosts as host_access
 
 NATIVE = "native"
 
@@ -27,6 +28,40 @@ def of_cells(collected):
              "pairing": sorted(collected.pairing.get(
                  (label, concurrency), {}))}
             for label, concurrency in keys]
+
+
+#: the verdict of a cell measured on another host than native's
+NOT_COMPARABLE = "not comparable"
+STATED_IDENTICAL = host_access.STATED_IDENTICAL
+
+
+def off_native_host(collected):
+    """Cells whose tests ran unpaired on a host native did not run on.
+
+    {(label, concurrency): {"hosts": [the cell's compute hosts, or
+    "unknown"], "native_hosts": [...], "stated_identical": bool}}. A
+    cloud cell without a native twin on its instance's host ("unpaired"
+    in its pairing) is compared with native measured elsewhere (the
+    Rally host): that measures the hosts, not the platform, unless
+    native's results state the hosts identical.
+    """
+    found = {}
+    native_env = collected.environments.get(NATIVE) or {}
+    for (label, concurrency), pairing in sorted(collected.pairing.items()):
+        if label == NATIVE or not any(
+                how.startswith("unpaired") for how in pairing):
+            continue
+        native_hosts = set(collected.placement.get((NATIVE, concurrency))
+                           or ()) or ({native_env["host"]}
+                                      if native_env.get("host") else set())
+        hosts = set(collected.placement.get((label, concurrency)) or ())
+        if hosts and hosts <= native_hosts:
+            continue
+        found[(label, concurrency)] = {
+            "hosts": sorted(hosts) or ["unknown"],
+            "native_hosts": sorted(native_hosts) or ["unknown"],
+            "stated_identical": bool(native_env.get(STATED_IDENTICAL))}
+    return found
 
 
 def spread_cells(collected):
@@ -46,7 +81,7 @@ def by_host(samples, host):
 
 
 def host_rows(collected, metrics, row_of):
-    """Rows per host of every spread cell's workload metrics.
+    """Rows per host of every spread cell's headline workload metrics.
 
     row_of(metric, label, concurrency, values, pairs) -> a report row
     (comparison._row with the report's margins).
@@ -56,7 +91,8 @@ def host_rows(collected, metrics, row_of):
     hosts = sorted({h for found in spread.values() for h in found})
     split = {host: by_host(collected.samples, host) for host in hosts}
     for metric in metrics:
-        if metric["kind"] != "workload":
+        # the headline number of each test: not one row per percentile
+        if metric["kind"] != "workload" or not metric["headline"]:
             continue
         for (label, concurrency), on in sorted(spread.items()):
             for host in on:

@@ -19,6 +19,9 @@ VERDICT_TEXT = {"better": "better than native beyond the margin",
                 "equivalent": "equivalent to native within the margin",
                 "inconclusive": "inconclusive: neither shown equivalent nor "
                                 "beyond the margin",
+                "not comparable": "not comparable: native was measured on "
+                                  "another host (no twin on the "
+                                  "instance's host)",
                 None: "not tested"}
 
 
@@ -59,6 +62,10 @@ def ratio_cell(row):
     elif row["verdict"] == "inconclusive":
         text += (" (n ≈ %d)" % row["iterations_needed"]
                  if row.get("iterations_needed") else " (n > 10000)")
+    elif row["verdict"] == "not comparable":
+        text += ": no twin on %s" % ", ".join(row["off_host"]["hosts"])
+    if row.get("off_host") and row["off_host"]["stated_identical"]:
+        text += " (across hosts, stated identical)"
     if row.get("round_flip"):
         text += " ↕"
     return text + _failed(row)

@@ -27,6 +27,12 @@ import re
 from rally_container_bench.core import base
 from rally_container_bench.core import ssh
 
+#: the environment key by which native's results state that its host (the
+#: Rally host) is the same hardware as the compute hosts: unpaired cloud
+#: cells then get verdicts against it, labelled "across hosts, stated
+#: identical" (NativeHost.sysbench's identical_to_compute_hosts)
+STATED_IDENTICAL = "identical_to_compute_hosts"
+
 DEFAULTS = {"address": "{host}", "port": 22, "user": "root",
             "key_file": "~/.ssh/id_rsa", "sysbench": "sysbench",
             "workdir": "/tmp"}

@@ -160,6 +160,22 @@ class UpperQuartileTestCase(unittest.TestCase):
         self.assertIsNone(decide.upper_quartile([]))
 
 
+class MarginMessageTestCase(unittest.TestCase):
+
+    def test_a_margin_chosen_from_round_1s_pairs(self):
+        self.assertEqual(
+            "margin of cpu: +-2.5 % (from round 1: pair SD 1.94 %, the upper "
+            "quartile of 9 cells, for the 18 waves a cell may get)",
+            decide.margin_message("cpu", 0.025, 0.0194, 9, 18))
+
+    def test_no_pairs_says_the_margin_was_kept_and_why(self):
+        said = decide.margin_message("memory", 0.02, None, 0, 18)
+        self.assertEqual(
+            "margin of memory: +-2 % kept, not chosen: round 1 paired no "
+            "memory test with a native twin (a margin follows the pairs' "
+            "spread), so the default stays", said)
+
+
 class ProgressTestCase(unittest.TestCase):
 
     def test_a_file_gets_a_line_when_the_run_moves_on(self):

@@ -13,6 +13,7 @@ from rally_container_bench.core import ssh as ssh_login
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import sysbench_utils
+from rally_container_bench.validity import compute_hosts as host_access
 from rally_container_bench.validity import hosts
 
 
@@ -32,7 +33,8 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
                      scenario.Scenario):
 
     def run(self, tests, sysbench_path=None, workdir=None, timeout=None,
-            host=None, port=22, user="root", key_file=None):
+            host=None, port=22, user="root", key_file=None,
+            identical_to_compute_hosts=False):
         """Run sysbench tests on a host: the native baseline.
 
         One iteration runs the tests one after another in one process
@@ -59,14 +61,21 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
         :param port: SSH port of host
         :param user: SSH user on host
         :param key_file: private key file of that SSH login
+        :param identical_to_compute_hosts: state that this host is the
+            same hardware as a cloud's compute hosts: cloud cells tested
+            without a native twin on their own host then get verdicts
+            against this baseline, labelled "across hosts, stated
+            identical" (without it they are "not comparable")
         """
         abort.check("starting an iteration")
         conf = opts.register()
         executable = sysbench_path or conf.sysbench_path
+        stated = ({host_access.STATED_IDENTICAL: True}
+                  if identical_to_compute_hosts else {})
         if host:
             self._run_remote(tests, executable, workdir, timeout,
                              ssh_login.remote_host(host, port, user,
-                                                   key_file))
+                                                   key_file), stated)
             return
         parent = workdir or conf.native_workdir
         with tempfile.TemporaryDirectory(prefix="rcbench-native-",
@@ -74,10 +83,12 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
             ports = {}
             self.run_tests(native.NativeExecutor(), tests,
                            executable, scratch, timeout,
+                           metadata=stated or None,
                            endpoint=functools.partial(
                                base.host_network_endpoint, conf, ports))
 
-    def _run_remote(self, tests, executable, workdir, timeout, executor):
+    def _run_remote(self, tests, executable, workdir, timeout, executor,
+                    stated):
         """The same over SSH, in a private directory made and removed there."""
         with contextlib.closing(executor):
             scratch = executor.run(
@@ -90,7 +101,7 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
             try:
                 self.run_tests(
                     view.owned(), tests, executable, scratch, timeout,
-                    metadata={"host": executor.instance.ssh_host},
+                    metadata=dict(stated, host=executor.instance.ssh_host),
                     host=view)
             finally:
                 executor.run(["rm", "-rf", scratch], timeout=300)

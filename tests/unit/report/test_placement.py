@@ -87,6 +87,22 @@ class PlacementTestCase(unittest.TestCase):
         self.assertEqual(12, pooled["pairs"])
         self.assertNotIn("host", pooled)
 
+    def test_rows_per_host_are_the_headline_metrics_only(self):
+        # one row per cell and host, not one per latency percentile (78
+        # rows of "-" on the test cloud, 2026-12-02)
+        iterations = _two_hosts()
+        for number, iteration in enumerate(iterations):
+            table = iteration["output"]["complete"][1]
+            extra = metrics.records_table([metrics.Record(
+                "sysbench.cpu.latency_p95_ms", 1.0 + number % 3, "ms",
+                False, {"tool": "sysbench", "test": "cpu", "attempt": 1,
+                        "final": True, "paired": True})])
+            table["data"]["rows"] += extra["data"]["rows"]
+        report = comparison.build([_document(iterations)])
+        self.assertIn("sysbench.cpu.latency_p95_ms",
+                      {r["metric"] for r in report["rows"]})
+        self.assertEqual({METRIC}, {r["metric"] for r in report["host_rows"]})
+
     def test_within_host_pairs_hide_no_host_behind_another(self):
         # c2 is 20 % slower hardware: the pooled verdict from within-host
         # pairs still sees the platform's -1 %, and c2 is named.
