@@ -6,6 +6,8 @@ import sys
 
 import yaml
 
+from rally_container_bench.validity import compute_hosts as host_access
+
 DEFAULTS = {"budget_s": 600, "max_rounds": 6, "pairs_per_round": 3}
 # the decide mapping's keys besides DEFAULTS'
 OTHER_SETTINGS = ("margins", "harness_yields")
@@ -92,6 +94,17 @@ def _run(args):
     from rally_container_bench.report import render
 
     task_args = read_task_args(args.task_args_file, args.task_args)
+    try:
+        task_args, hosts_from = with_compute_hosts(
+            task_args, args.compute_hosts, args.env,
+            rally_reads.RallyReads(args.rally_config))
+    except (decide.DecideError, rally_reads.RallyReadError,
+            host_access.ComputeHostError) as e:
+        print("rcbench decide: error: %s" % e, file=sys.stderr)
+        return 2
+    if hosts_from:
+        print("compute hosts from %s: each test paired with a native twin "
+              "on its instance's host" % hosts_from)
     settings = settings_of(task_args, given_settings(args))
     given = sorted((settings.get("margins") or {}).items())
     margins = margins_of(args.margin, ["%s=%s" % item for item in given]
@@ -117,6 +130,31 @@ def _run(args):
     return 1 if summary["sla_failed"] else 0
 
 
+def with_compute_hosts(task_args, path, env, reads, refuse=True):
+    """(task_args with the compute hosts found, where they came from).
+
+    --compute-hosts FILE (path), else the task args', else the Rally
+    env's extras (validity.compute_hosts.resolve). refuse: DecideError on
+    a cloud env where none is found (decide.refuse_unpaired).
+    """
+    from rally_container_bench import decide
+    env_data = reads.env_data(env)
+    task_args, where = host_access.resolve(
+        task_args, path, (env_data or {}).get("extras"))
+    if refuse:
+        decide.refuse_unpaired(env_data, task_args, lambda: _visible_hosts(
+            env, reads.config_file))
+    return task_args, where
+
+
+def _visible_hosts(env, config_file):
+    from rally_container_bench import cloud_leftovers
+    try:
+        return cloud_leftovers.Cloud.of_env(env, config_file).compute_hosts()
+    except Exception as e:
+        return {"openstack": "not listed (%s)" % e}
+
+
 def add_parser(sub):
     p = sub.add_parser(
         "decide", help="run rounds of a task until every cell has a "
@@ -131,6 +169,11 @@ def add_parser(sub):
                    help="task args over the file's, e.g. a cloud's "
                         "compute_hosts")
     p.add_argument("--env", default="rcbench-local", help="Rally env")
+    p.add_argument("--compute-hosts", metavar="FILE",
+                   help="a cloud's compute hosts, how the Rally host logs "
+                        "in to each (YAML or JSON: the task argument "
+                        "compute_hosts); default: the task args', else the "
+                        "Rally env's extras (compute_hosts: FILE)")
     p.add_argument("--rally-config", metavar="FILE",
                    help="Rally's config file, as rally --config-file")
     p.add_argument("--out", required=True, metavar="DIR",

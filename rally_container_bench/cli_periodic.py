@@ -41,6 +41,7 @@ def _periodic(args):
         trend=args.trend, promote=args.promote,
         promote_if_missing=args.promote_if_missing, rally=args.rally,
         rally_config=args.rally_config, decide=args.decide,
+        compute_hosts=args.compute_hosts,
         database=_database(args),
         job=args.job or os.environ.get("RCBENCH_JOB") or None)
     return periodic.run(options, log=lambda line: print(line, flush=True))
@@ -176,6 +177,11 @@ def add_parsers(sub):
                    help="the rally command")
     p.add_argument("--rally-config", metavar="FILE",
                    help="rally --config-file FILE")
+    p.add_argument("--compute-hosts", metavar="FILE",
+                   help="a cloud's compute hosts (the task argument "
+                        "compute_hosts, YAML or JSON): each test paired on "
+                        "its instance's host; default: the task args', else "
+                        "the Rally env's extras (compute_hosts: FILE)")
     p.add_argument("--decide", action="store_true",
                    help="run the task through rcbench decide: rounds "
                         "until every cell has a verdict or the budget of "

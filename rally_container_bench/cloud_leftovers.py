@@ -62,6 +62,24 @@ class Cloud:
         return cls(osclients.Clients(dict(
             data["users"][0], api_info=api_info)), False)
 
+    def compute_hosts(self):
+        """The compute hosts the env's credentials see, by service.
+
+        {"nova": [...], "zun": [...]}; a service that cannot list them
+        (no admin, not deployed) says why instead.
+        """
+        found = {}
+        for service, listing in (
+                ("nova", lambda: [h.service["host"] for h in
+                                  self.clients.nova().hypervisors.list()]),
+                ("zun", lambda: [h.hostname for h in self.zun.hosts.list()])):
+            try:
+                found[service] = sorted(set(listing()))
+            except Exception as e:
+                found[service] = "not listed (%s)" % (
+                    str(e).splitlines() or [type(e).__name__])[0][:160]
+        return found
+
     def leftovers(self, matches):
         """The containers whose names ``matches`` (Rally generated them)."""
         kwargs = {"all_projects": True} if self.as_admin else {}

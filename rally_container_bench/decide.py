@@ -34,6 +34,7 @@ from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import render
 from rally_container_bench.report import sequential
+from rally_container_bench.validity import compute_hosts as host_access
 from rally_container_bench.workloads import tests as tests_lib
 
 NATIVE = comparison.NATIVE
@@ -228,6 +229,36 @@ def decide(rally, task, args, env, out, budget, max_rounds, pairs,
     run = SequentialRun(rally, task, args, env, out, budget, max_rounds,
                         pairs, margins, stream, tags, harness_yields)
     return run.run()
+
+
+def refuse_unpaired(env_data, task_args, list_hosts):
+    """DecideError when a cloud run would pair no test on its own host.
+
+    rcbench decide settles each cell from its pairs; on a cloud a pair is
+    the instance's test and its twin on the instance's compute host, so
+    without compute_hosts every verdict would set the compute hosts
+    against the Rally host (two instances on a one-CPU host read "-49 %
+    worse" against native on two CPUs, 2026-12-02). list_hosts() ->
+    {service: [hosts] or why not}: what the env's credentials see.
+    """
+    platforms = (env_data or {}).get("platforms") or {}
+    if "openstack" not in platforms \
+            or task_args.get("compute_hosts") is not None:
+        return
+    seen = list_hosts()
+    lines = ["%s: %s" % (service, ", ".join(hosts) if isinstance(
+        hosts, list) else hosts) for service, hosts in sorted(seen.items())]
+    raise DecideError(
+        "a cloud run needs compute_hosts: rcbench decide pairs every test "
+        "with a native twin on the instance's own compute host (a verdict "
+        "against native on the Rally host would compare two machines), "
+        "and nothing says how to log in to them. The compute hosts this "
+        "env sees: %s. Give them as --compute-hosts FILE (YAML or JSON: "
+        "address, port, user, key_file, sysbench, workdir and per host "
+        "overrides under hosts; %s), in the task args (compute_hosts), or "
+        "in the Rally env's extras (compute_hosts: FILE); see %s."
+        % ("; ".join(lines) or "none", host_access.EXAMPLE,
+           host_access.GUIDE))
 
 
 def yield_kind(args):

@@ -68,6 +68,7 @@ class Options:
     rally: str = "rally"
     rally_config: str | None = None
     decide: bool = False
+    compute_hosts: str | None = None  # a file: the task arg compute_hosts
     database: str | None = None  # a shared Rally DB (periodic_db)
     job: str | None = None
 
@@ -110,6 +111,7 @@ class Rally:
 def validate(options):
     for label, path in (("task", options.task),
                         ("task args file", options.task_args_file),
+                        ("compute hosts file", options.compute_hosts),
                         ("env spec", options.env_spec),
                         ("thresholds file", options.thresholds)):
         if path and not os.path.isfile(path):
@@ -183,6 +185,25 @@ def start_task(rally, options, log, tags=("rcbench-periodic",)):
     return match.group(0), proc
 
 
+def _add_compute_hosts(rally, options, log):
+    """options.task_args with --compute-hosts' or the env's, if found.
+
+    A plain run is not refused without them (its report names the cells
+    it cannot compare, and the gate does not judge them).
+    """
+    from rally_container_bench import cli_decide
+    given = cli_decide.read_task_args(options.task_args_file,
+                                      options.task_args)
+    found, where = cli_decide.with_compute_hosts(
+        given, options.compute_hosts, options.env, rally.reads,
+        refuse=False)
+    if where and found is not given:
+        options.task_args = json.dumps(dict(
+            json.loads(options.task_args or "{}"),
+            compute_hosts=found["compute_hosts"]))
+        log("compute hosts from %s" % where)
+
+
 def export(rally, uuid, run_dir):
     """The task's four exports."""
     for output_type, destination in (
@@ -238,6 +259,7 @@ def _run(options, log, now, store):
             log(status)
             return BROKEN
     else:
+        _add_compute_hosts(rally, options, log)
         uuid, status, sla_failed = _run_once(rally, options, run_dir, log,
                                              tags)
         uuids = [uuid]

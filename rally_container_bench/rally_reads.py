@@ -51,6 +51,22 @@ class RallyReads:
                 comparison)
         return self._api
 
+    def env_data(self, name):
+        """A Rally env's data ({platforms, extras, ...}); None if none.
+
+        Its credentials are in it: never print it whole.
+        """
+        self.api()
+        from rally.env import env_mgr
+        from rally import exceptions
+        try:
+            return env_mgr.EnvManager.get(name).data
+        except exceptions.DBRecordNotFound:
+            return None
+        except Exception as e:
+            raise RallyReadError("rally env %s: %s" % (name, self.hide(
+                str(e))))
+
     def export(self, sources, output_type, destination):
         """rally task export / report / trends, --type output_type --to ...
 

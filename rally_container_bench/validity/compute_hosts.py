@@ -22,7 +22,10 @@ its sysbench is the guest image's version.
 """
 
 import dataclasses
+import os
 import re
+
+import yaml
 
 from rally_container_bench.core import base
 from rally_container_bench.core import ssh
@@ -105,6 +108,51 @@ def parse(spec):
             raise ComputeHostError(
                 "%s.address: only {host} may be filled in (%s)" % (where, e))
     return spec
+
+
+#: what a Rally env's extras may hold: compute_hosts, or a file of them
+ENV_EXTRA = "compute_hosts"
+#: the guide's section that explains them
+GUIDE = ("the guide's 'Running against your cloud', section 'Native twins "
+         "on the compute hosts'")
+
+
+def load(path):
+    """compute_hosts from a YAML or JSON file, checked (parse)."""
+    try:
+        with open(os.path.expanduser(path)) as f:
+            spec = yaml.safe_load(f)
+    except (OSError, yaml.YAMLError) as e:
+        raise ComputeHostError("compute hosts file %s: %s" % (path, e))
+    if not isinstance(spec, dict):
+        raise ComputeHostError("compute hosts file %s holds no mapping (%s)"
+                               % (path, EXAMPLE))
+    return parse(spec)
+
+
+def resolve(task_args, path=None, env_extras=None):
+    """task_args with compute_hosts, and where they came from.
+
+    --compute-hosts FILE wins, then the task args' own, then the Rally
+    env's extras (compute_hosts: a mapping or a file's path), as the test
+    cloud's env carries them. (task_args, None) where none is given.
+    """
+    if path:
+        return dict(task_args, compute_hosts=load(path)), path
+    if task_args.get("compute_hosts") is not None:
+        return task_args, "the task args"
+    extra = (env_extras or {}).get(ENV_EXTRA)
+    if isinstance(extra, str):
+        return dict(task_args, compute_hosts=load(extra)), (
+            "%s (the Rally env's extras)" % extra)
+    if isinstance(extra, dict):
+        return dict(task_args, compute_hosts=parse(extra)), (
+            "the Rally env's extras")
+    return task_args, None
+
+
+EXAMPLE = ("e.g. {user: root, key_file: ~/.ssh/compute, sysbench: "
+           "/usr/bin/sysbench, hosts: {compute-2: {address: 192.0.2.12}}}")
 
 
 def access(spec, host):

@@ -3,6 +3,7 @@ the map checked, a template filled in, versions compared. Logging in is
 done for real against the test cloud's hosts
 (tests/functional_openstack)."""
 
+import os
 import unittest
 
 from rally_container_bench.validity import compute_hosts as access
@@ -55,3 +56,43 @@ class VcpuPinTestCase(unittest.TestCase):
         self.assertEqual(2, cloud.parse_vcpupin(" 0      2-3\n"))
         self.assertEqual(1, cloud.parse_vcpupin("0: 1,5\n"))
         self.assertIsNone(cloud.parse_vcpupin("error: no domain\n"))
+
+
+class ResolveTestCase(unittest.TestCase):
+    """Where compute_hosts come from: a file, the task args, the env."""
+
+    def setUp(self):
+        import tempfile
+        scratch = tempfile.TemporaryDirectory()
+        self.addCleanup(scratch.cleanup)
+        self.path = os.path.join(scratch.name, "hosts.yaml")
+        with open(self.path, "w") as f:
+            f.write("user: root\nkey_file: /k\nhosts: {c1: {address: "
+                    "10.0.0.1}}\n")
+
+    def test_the_file_wins_then_the_args_then_the_envs_extras(self):
+        args = {"compute_hosts": {"user": "args"}}
+        extras = {"compute_hosts": {"user": "env"}}
+        found, where = access.resolve(args, self.path, extras)
+        self.assertEqual("root", found["compute_hosts"]["user"])
+        self.assertEqual(self.path, where)
+        found, where = access.resolve(args, None, extras)
+        self.assertEqual("args", found["compute_hosts"]["user"])
+        found, where = access.resolve({}, None, extras)
+        self.assertEqual(("env", "the Rally env's extras"),
+                         (found["compute_hosts"]["user"], where))
+        found, where = access.resolve({}, None, {"compute_hosts": self.path})
+        self.assertEqual("10.0.0.1",
+                         found["compute_hosts"]["hosts"]["c1"]["address"])
+        self.assertIn("(the Rally env's extras)", where)
+        self.assertEqual(({}, None), access.resolve({}, None, {}))
+
+    def test_a_bad_file_is_refused_saying_why(self):
+        with open(self.path, "w") as f:
+            f.write("user: root\nsshkey: /k\n")
+        with self.assertRaisesRegex(access.ComputeHostError,
+                                    "unknown key.*sshkey"):
+            access.resolve({}, self.path)
+        with self.assertRaisesRegex(access.ComputeHostError,
+                                    "No such file or directory"):
+            access.resolve({}, self.path + ".missing")

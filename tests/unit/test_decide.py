@@ -464,3 +464,33 @@ class CellCostsTestCase(unittest.TestCase):
         costs = {("a", 1): 60.0, ("b", 1): 30.0}
         self.assertEqual({("b", 1): ["quick-cpu"]},
                          decide_budget.fit_cells(left, costs, 10.0, 105.0))
+
+
+class RefuseUnpairedTestCase(unittest.TestCase):
+    """A cloud run without compute_hosts stops before anything boots."""
+
+    CLOUD = {"platforms": {"openstack": {}}, "extras": {}}
+
+    def test_a_cloud_without_compute_hosts_is_refused_naming_its_hosts(self):
+        with self.assertRaises(decide.DecideError) as caught:
+            decide.refuse_unpaired(self.CLOUD, {}, lambda: {
+                "nova": ["compute-kvm-1", "compute-lxc-1"],
+                "zun": "not listed (403 admin only)"})
+        said = str(caught.exception)
+        self.assertIn("pairs every test with a native twin on the "
+                      "instance's own compute host", said)
+        self.assertIn("nova: compute-kvm-1, compute-lxc-1; zun: not listed "
+                      "(403 admin only)", said)
+        self.assertIn("--compute-hosts FILE", said)
+        self.assertIn("Native twins on the compute hosts", said)
+
+    def test_with_compute_hosts_or_locally_it_runs(self):
+        def never():
+            raise AssertionError("no host listed where none is needed")
+        # {}: every default (address {host}, user root, ...)
+        decide.refuse_unpaired(self.CLOUD, {"compute_hosts": {}},
+                               never)
+        decide.refuse_unpaired(self.CLOUD, {"compute_hosts": {"user": "r"}},
+                               never)
+        decide.refuse_unpaired({"platforms": {}}, {}, never)
+        decide.refuse_unpaired(None, {}, never)
