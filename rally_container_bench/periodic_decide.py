@@ -19,8 +19,10 @@ def run_decided(rally, options, run_dir, log, tags):
     args = cli_decide.read_task_args(options.task_args_file,
                                      options.task_args)
     try:
-        args, _ = cli_decide.with_compute_hosts(
+        args, where = cli_decide.with_compute_hosts(
             args, options.compute_hosts, options.env, rally.reads)
+        if where:
+            log("compute hosts from %s" % where)
         settings = cli_decide.settings_of(args)
     except (ValueError, decide.DecideError) as e:
         return [], "not run: %s" % e, False

@@ -59,12 +59,14 @@ class CloudVerdictsTestCase(unittest.TestCase):
         cls.results = os.path.join(cls.tmp, "results")
         cls.baseline = os.path.join(cls.results, "baseline.json")
         cls.hosts = cloud.compute_hosts()
-        # a hang detector, not a target: the args' budget is 600 s
+        # a hang detector, not a target: the args' budget is 600 s. No
+        # compute_hosts given: the env made from the cloud's spec names
+        # them in its extras, as a user's rcbench decide --env aio finds
+        # them
         cls.proc = subprocess.run(
             [os.path.join(helpers.BIN, "rcbench"), "periodic", "--decide",
              "--task", cloud.TASK, "--task-args-file", cloud.ARGS,
-             "--task-args", json.dumps(dict(TASK_ARGS,
-                                            compute_hosts=cls.hosts)),
+             "--task-args", json.dumps(TASK_ARGS),
              "--results", cls.results, "--baseline", cls.baseline,
              "--promote-if-missing", "--rally-config", cls.home.conf],
             capture_output=True, text=True, cwd=helpers.TOP, timeout=1800,
@@ -166,6 +168,18 @@ class CloudVerdictsTestCase(unittest.TestCase):
         for _, iteration in self.iterations("ZunContainers."):
             env = helpers.environment(iteration)
             self.assertEqual(env["compute_host"], env["twin_host"])
+
+    def test_the_compute_hosts_came_from_the_envs_extras(self):
+        self.assertIn("compute hosts from %s (the Rally env's extras)"
+                      % os.path.join(cloud.AIO, "compute-hosts.json"),
+                      self.proc.stdout)
+        for cell in self.report["placement"]:
+            self.assertTrue(cell["pairing"], cell)
+            for pairing in cell["pairing"]:
+                self.assertTrue(pairing.startswith("each test paired"),
+                                cell)
+        self.assertFalse([w for w in self.report["warnings"]
+                          if w.startswith("not comparable")])
 
     def test_the_report_shows_placement_and_rows_per_host(self):
         cells = {(c["platform"], c["concurrency"]): c

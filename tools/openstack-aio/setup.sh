@@ -232,7 +232,10 @@ spec = {"openstack": {
     "endpoint_type": "public",
     "admin": {"username": "admin", "password": "$ADMIN_PASS",
               "project_name": "admin", "user_domain_name": "Default",
-              "project_domain_name": "Default"}}}
+              "project_domain_name": "Default"}},
+    # rcbench decide and periodic pair every test on its instance's
+    # compute host with these (hosts.sh writes the file)
+    "!extras": {"compute_hosts": "$AIO_ETC/compute-hosts.json"}}
 with open(sys.argv[1], "w") as f:
     json.dump(spec, f, indent=2)
 EOF
