@@ -29,6 +29,7 @@ from rally_container_bench import cli_decide
 from rally_container_bench import cli_periodic
 from rally_container_bench.core import base
 from rally_container_bench.core import ports
+from rally_container_bench.core import provenance
 from rally_container_bench.engines import catalog
 from rally_container_bench.engines import daemons
 from rally_container_bench.engines import registry
@@ -290,11 +291,22 @@ def _compare(args):
     return 0
 
 
+class _Version(argparse.Action):
+    """--version: one line, unwrapped (argparse's own wraps it)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(provenance.line())
+        parser.exit()
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="rcbench",
         description="rally-container-bench helpers (Rally runs the "
                     "benchmarks: rally task start ...)")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="this harness's version and commit, and those "
+                             "of Rally, Python, numpy and scipy")
     sub = parser.add_subparsers(dest="verb", required=True)
 
     p = sub.add_parser("doctor", help="what this host can run, and why not")

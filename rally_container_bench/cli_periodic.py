@@ -72,19 +72,26 @@ def _diff(args):
                                          floor_of=floor_of, ignored=ignored)
     text = diff.format_changes(changes, only, failed,
                                everything=not args.changes_only)
+    note = diff.made_by_note([baseline], [candidate])
+    if note:
+        text += "\n" + note
     print(text)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "diff.txt"), "w") as f:
-            f.write(diff.format_changes(changes, only, failed) + "\n")
+            f.write(diff.format_changes(changes, only, failed)
+                    + ("\n" + note if note else "") + "\n")
         with open(os.path.join(args.out, "diff.json"), "w") as f:
             json.dump({"changes": [c._asdict() for c in changes],
                        "only": {k: [list(key) for key in v]
-                                for k, v in only.items()}}, f, indent=2)
+                                for k, v in only.items()},
+                       "made_by_changes": diff.made_by_changes(
+                           [baseline], [candidate])}, f, indent=2)
     return 0
 
 
 def _gate(args):
+    from rally_container_bench.report import diff
     from rally_container_bench.report import gate
     thresholds = gate.Thresholds.load(args.thresholds)
     baseline, candidate = documents(args.baseline, args.candidate)
@@ -92,6 +99,9 @@ def _gate(args):
                                           thresholds)
     print(gate.format_findings(findings, only, failed,
                                everything=args.all))
+    note = diff.made_by_note([baseline], [candidate])
+    if note:
+        print(note)
     return 1 if any(f.regressed for f in findings) else 0
 
 

@@ -341,7 +341,8 @@ class SequentialRun:
                 for (p, s), t in left.items() if t),
             "margins": self.margins, "margins_from_noise": self.margin_notes,
             "tasks": uuids, "interrupted": interrupt.seen,
-            "sla_failed": [u for u, ok in zip(uuids, passed) if not ok]}
+            "sla_failed": [u for u, ok in zip(uuids, passed) if not ok],
+            "made_by": report["made_by"]}
         for path, text in render.files(report, self.out).items():
             with open(path, "w") as f:
                 f.write(text)

@@ -33,6 +33,7 @@ import os
 import re
 import subprocess
 
+from rally_container_bench.core import provenance
 from rally_container_bench import periodic_db
 from rally_container_bench import periodic_decide
 from rally_container_bench import periodic_history as history
@@ -316,4 +317,5 @@ def _write_run(run_dir, options, uuid, result, reasons, uuids=None):
                    "rally_task": uuid, "rally_tasks": uuids or [uuid],
                    "decide": options.decide, "status": result,
                    "database": periodic_db.mask(options.database) or None,
-                   "job": options.job, "reasons": reasons}, f, indent=2)
+                   "job": options.job, "reasons": reasons,
+                   "made_by": dict(provenance.facts())}, f, indent=2)

@@ -9,6 +9,7 @@ import re
 import shutil
 import tempfile
 
+from rally_container_bench.report import diff
 from rally_container_bench.report import gate
 from rally_container_bench.report import trends
 
@@ -61,15 +62,21 @@ def gate_run(options, run_dir, log, baseline, where):
     findings, only, failed = gate.compare(
         [baseline], [_load(os.path.join(run_dir, "rally.json"))],
         thresholds)
-    text = gate.format_findings(findings, only, failed)
+    candidate = _load(os.path.join(run_dir, "rally.json"))
+    note = diff.made_by_note([baseline], [candidate])
+    text = gate.format_findings(findings, only, failed) + (
+        "\n" + note if note else "")
     with open(os.path.join(run_dir, "gate.txt"), "w") as f:
         f.write(gate.format_findings(findings, only, failed,
-                                     everything=True) + "\n")
+                                     everything=True)
+                + ("\n" + note if note else "") + "\n")
     with open(os.path.join(run_dir, "gate.json"), "w") as f:
         json.dump({"baseline": where,
                    "findings": [f._asdict() for f in findings],
                    "only": {k: [list(key) for key in v]
-                            for k, v in only.items()}},
+                            for k, v in only.items()},
+                   "made_by_changes": diff.made_by_changes([baseline],
+                                                           [candidate])},
                   f, indent=2)
     log("gate against %s:\n%s" % (where, text))
     return any(f.regressed for f in findings)

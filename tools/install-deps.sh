@@ -54,8 +54,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ -z "$made_policy" ] || rm -f "$policy"
 fi
 
-# The venv is redone when the package's requirements change.
-stamp=$(cat "$top/setup.cfg" "$top/requirements.txt" | sha256sum | cut -c1-16)
+# The venv is redone when the package's requirements or the constraints
+# (upper-constraints.txt: the versions CI tested, exactly) change.
+constraints="$top/upper-constraints.txt"
+stamp=$(cat "$top/setup.cfg" "$top/requirements.txt" "$constraints" \
+    | sha256sum | cut -c1-16)
 if [ ! -x "$venv/bin/rally" ] || [ ! -x "$venv/bin/tox" ] \
         || [ "$(cat "$venv/.rcbench-requirements" 2>/dev/null)" != "$stamp" ] \
         || ! "$venv/bin/python" -c "import rally_container_bench" 2>/dev/null; then
@@ -64,7 +67,7 @@ if [ ! -x "$venv/bin/rally" ] || [ ! -x "$venv/bin/tox" ] \
     "$python" -m venv "$venv"
     "$venv/bin/pip" install -q --upgrade pip
     # tox-uv: tox makes its envs with uv (seconds instead of minutes).
-    "$venv/bin/pip" install -q -e "$top" tox tox-uv
+    "$venv/bin/pip" install -q -c "$constraints" -e "$top" tox tox-uv
     echo "$stamp" > "$venv/.rcbench-requirements"
 fi
 # sysbench 0.4.12 (KEK's) and crictl (cri-containerd): .ci/run builds them

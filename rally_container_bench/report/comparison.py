@@ -10,6 +10,7 @@ import datetime
 import fnmatch
 import statistics
 
+from rally_container_bench.core import provenance
 from rally_container_bench.report import disturbance
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import placement
@@ -147,6 +148,11 @@ def build(documents, title=None, margins=None):
         "steps": steps,
         "tasks": collected.tasks,
         "disturbance": disturbance.of_run(steps),
+        # what made the results (Rally host's harness and libraries at the
+        # run), and this report (the libraries that computed the verdicts)
+        "made_by": {"results": provenance.of_environments(
+            collected.environments.values()),
+            "report": dict(provenance.facts())},
         "noise": disturbance.noise(rows, kind_of),
         "warnings": _warnings(collected) + _off_host_warnings(off_host) + [
             "compute host %(host)s: its native twins measured %(metric)s "

@@ -21,6 +21,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from rally_container_bench.core import provenance
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import placement
 from rally_container_bench.report import results
@@ -139,6 +140,29 @@ def compare(baseline_docs, candidate_docs, floor_of=None, ignored=None):
             "candidate": sorted(set(cand) - set(base))}
     failed = {key: n for key, n in collected.failed.items() if n}
     return found, only, failed
+
+
+def made_by_changes(baseline_docs, candidate_docs):
+    """What made the two runs differently: ["numpy 2.4.6 -> 2.5.0", ...].
+
+    The harness's version and commit, Rally's, Python's, numpy's and
+    scipy's, as each run's iterations recorded them (core.provenance).
+    The comparison still runs: a change is named, not refused.
+    """
+    facts = [provenance.of_environments(
+        results.collect(docs).environments.values())
+        for docs in (baseline_docs, candidate_docs)]
+    return provenance.changes(*facts)
+
+
+def made_by_note(baseline_docs, candidate_docs):
+    """A line for rcbench diff and the gate, or None when nothing differs."""
+    found = made_by_changes(baseline_docs, candidate_docs)
+    if not found:
+        return None
+    return ("note: the two runs were made by different versions: %s (the "
+            "comparison stands, but a change may be the harness's)"
+            % "; ".join(found))
 
 
 def format_changes(changes, only=None, failed=None, everything=True):

@@ -7,6 +7,7 @@ import os
 
 import jinja2
 
+from rally_container_bench.core import provenance
 from rally_container_bench.report import comparison
 from rally_container_bench.report import disturbance
 from rally_container_bench.report import forest
@@ -212,7 +213,8 @@ def to_markdown(report, figures=()):
     lines = ["# %s" % report["title"], "",
              "Rally tasks: %s. Generated %s by rally-container-bench."
              % (", ".join(t["uuid"] or "?" for t in report["tasks"]),
-                report["generated_at"]), ""]
+                report["generated_at"]), ""] + [
+        "%s %s." % (title, text) for title, text in made_by(report)] + [""]
     for step in figures:
         lines += ["![Concurrency %s: each platform against native]"
                   "(forest-c%s.svg)" % (step, step), ""]
@@ -326,6 +328,14 @@ def _environment_table(report):
     return keys, [dict(p["environment"]) for p in report["platforms"]]
 
 
+def made_by(report):
+    """[(title, one line)] of what made the results and the report."""
+    found = report.get("made_by") or {}
+    return [(title, provenance.line(found[key])) for key, title in (
+        ("results", "Results made by"), ("report", "Report computed by"))
+        if found.get(key)]
+
+
 def to_html(report):
     loader = jinja2.FileSystemLoader(os.path.dirname(__file__))
     env = jinja2.Environment(loader=loader, autoescape=True,
@@ -347,6 +357,7 @@ def to_html(report):
         metric_figures=[(m, plots.metric_figure(report, m))
                         for m in workload_metrics],
         environment_keys=keys, environments=environments,
+        made_by=made_by(report),
         findings=findings(report), forest=forest.figures(report),
         json_dumps=lambda value: json.dumps(value, sort_keys=True))
 

@@ -12,6 +12,7 @@ from rally import exceptions
 from rally.task import atomic
 
 from rally_container_bench.core import base
+from rally_container_bench.core import provenance
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench import metrics
 from rally_container_bench import opts
@@ -295,6 +296,12 @@ def _metrics_table(tool, run, records, version, threads=None):
 
 
 def environment_table(environment):
+    """The environment table of an iteration, with what made it.
+
+    This harness's version and commit, Rally's, Python's, numpy's and
+    scipy's (core.provenance): rcbench diff and the gate compare them.
+    """
+    environment = dict(provenance.facts(), **environment)
     return {
         "title": tables.ENVIRONMENT,
         "description": "Where this iteration ran",
