@@ -2,12 +2,13 @@
 # The README's test command: install what the tests need, then run style,
 # unit and functional tests: real sysbench 1.0 and 0.4.12, Rally's CLI and DB,
 # every local engine (the guest image is built and daemons started first).
-#   bash tools/test.sh [tox envs, default pep8,py3,functional]
-# (CI: pep8,py3 beside the guest image build, then functional.)
+#   bash tools/test.sh [tox envs, default pep8,py3,trixie,functional]
+# (trixie: the unit tests on Debian 13's Python 3.13, tools/py313.sh.
+# CI: pep8,py3,trixie beside the guest image build, then functional.)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-envs="${1:-pep8,py3,functional}"
+envs="${1:-pep8,py3,trixie,functional}"
 "$top/tools/install-deps.sh"
 venv="${RCBENCH_VENV:-$top/.venv}"
 stop_started_engines() { :; }
