@@ -25,8 +25,8 @@ import time
 
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
-from rally_container_bench.sysbench import spec as spec_lib
-from rally_container_bench.workloads import sysbench_run
+from rally_container_bench.workloads.sysbench import run as sysbench_run
+from rally_container_bench.workloads.sysbench import spec as spec_lib
 
 
 def timed(fn):

@@ -61,9 +61,9 @@ import sys
 import tempfile
 import time
 
-from rally_container_bench.sysbench import command
-from rally_container_bench.sysbench import parse
-from rally_container_bench.sysbench import presets
+from rally_container_bench.workloads.sysbench import command
+from rally_container_bench.workloads.sysbench import parse
+from rally_container_bench.workloads.sysbench import presets
 
 SHAPES = {
     "quick": ({}, {}),

@@ -17,7 +17,7 @@ import statistics
 import subprocess
 import sys
 
-from rally_container_bench.sysbench import parse
+from rally_container_bench.workloads.sysbench import parse
 from tests.functional import helpers
 
 _TASK = """---

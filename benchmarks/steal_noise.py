@@ -25,8 +25,8 @@ import math
 import statistics
 import subprocess
 
-from rally_container_bench.sysbench import parse
 from rally_container_bench.validity import cpu
+from rally_container_bench.workloads.sysbench import parse
 
 ARGV = ["sysbench", "cpu", "--cpu-max-prime=20000", "--events=1000",
         "--time=0", "--threads=1", "run"]

@@ -33,8 +33,8 @@ import sys
 import tempfile
 import time
 
-from rally_container_bench import cli_decide
-from rally_container_bench import decide
+from rally_container_bench.decide import plan as planner
+from rally_container_bench.decide import settings as decide_settings
 from rally_container_bench.report import comparison
 from tests.functional import helpers
 
@@ -64,8 +64,8 @@ def verdicts(report, cells):
     found = {}
     for (platform, step), presets in cells.items():
         for preset in presets:
-            rows = decide.headline_rows(report, labels.get(platform), step,
-                                        preset)
+            rows = planner.headline_rows(report, labels.get(platform), step,
+                                         preset)
             name = preset if isinstance(preset, str) else json.dumps(
                 preset, sort_keys=True)  # a preset with overrides
             found[(labels.get(platform, platform), step, name)] = (
@@ -96,7 +96,7 @@ def pinned_vs_unpinned(home, args, settings, cells):
     for pinned, (report, seconds, wall) in sorted(found.items()):
         name = "pinned" if pinned else "unpinned"
         judged = verdicts(report, cells)
-        done = sum(1 for v in judged.values() if v in decide.DECIDED)
+        done = sum(1 for v in judged.values() if v in planner.DECIDED)
         spent = sum(seconds[(k[0], k[1])] for k in judged)
         costs[pinned] = spent / done if done else None
         for noise in report.get("noise", []):
@@ -161,14 +161,14 @@ def main():
                             "disk": "auto"}}
     tests = options.tests
     if options.like:
-        like = cli_decide.read_task_args(options.like, None)
+        like = decide_settings.read_task_args(options.like, None)
         tests = like["tests"]
-        settings["harness_yields"] = cli_decide.settings_of(like)[
+        settings["harness_yields"] = decide_settings.settings_of(like)[
             "harness_yields"]
     args = {"platforms": ["native"] + options.platforms,
             "concurrency": options.concurrency, "tests": tests,
             "times": options.times, "seed": 1}
-    cells = decide.cells_of(args)
+    cells = planner.cells_of(args)
     home = helpers.RallyHome()
     if options.pinned_vs_unpinned:
         try:
@@ -198,7 +198,7 @@ def main():
             "%s at %d, %s" % key, old[key], old_seconds[(label, step)],
             new[key], new_seconds[(label, step)]))
     decided = lambda found: sum(  # noqa
-        1 for v in found.values() if v in decide.DECIDED)
+        1 for v in found.values() if v in planner.DECIDED)
     print("cells decided: old %d of %d, new %d of %d"
           % (decided(old), len(old), decided(new), len(new)))
 

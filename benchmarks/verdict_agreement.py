@@ -24,7 +24,7 @@ import json
 import os
 import sys
 
-from rally_container_bench.decide import DECIDED
+from rally_container_bench.decide.plan import DECIDED
 
 
 def decided_cells(document):

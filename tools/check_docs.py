@@ -24,7 +24,7 @@ def page_text(build, name):
 
 
 def missing_items(build):
-    from rally_container_bench import cli
+    from rally_container_bench.cli import main as cli
     from rally_container_bench import opts
 
     missing = []

@@ -5,10 +5,11 @@
 
 For every case below and every given executable (e.g. Debian's 1.0.20 and
 0.4.12 built by tools/build-sysbench-0.4.sh) this runs the argv that
-rally_container_bench.sysbench.command builds, in a scratch directory, and
-writes tests/fixtures/sysbench/<version>/<case>.txt (stdout) and .cmd (the
-exact command line). Re-run it only to refresh the fixtures; then
-regenerate the expected parses with --expect and review the diff.
+rally_container_bench.workloads.sysbench.command builds, in a scratch
+directory, and writes tests/fixtures/sysbench/<version>/<case>.txt
+(stdout) and .cmd (the exact command line). Re-run it only to refresh
+the fixtures; then regenerate the expected parses with --expect and
+review the diff.
 """
 
 import argparse
@@ -21,9 +22,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from rally_container_bench.sysbench import command  # noqa: E402
-from rally_container_bench.sysbench import parse  # noqa: E402
-from rally_container_bench.sysbench import spec  # noqa: E402
+from rally_container_bench.workloads.sysbench import command  # noqa: E402
+from rally_container_bench.workloads.sysbench import parse  # noqa: E402
+from rally_container_bench.workloads.sysbench import spec  # noqa: E402
 
 FIXTURES = os.path.join(os.path.dirname(HERE), "tests", "fixtures",
                         "sysbench")

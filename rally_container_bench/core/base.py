@@ -15,7 +15,7 @@ import dataclasses
 import subprocess
 import time
 
-from rally_container_bench import abort
+from rally_container_bench.core import abort
 from rally_container_bench.core import ports as ports_lib
 
 

@@ -14,7 +14,7 @@ import paramiko
 from rally import exceptions as rally_exceptions
 from rally.utils import sshutils
 
-from rally_container_bench import abort
+from rally_container_bench.core import abort
 from rally_container_bench.core import base
 
 # Logins are probed while sshd is still starting; paramiko would log every

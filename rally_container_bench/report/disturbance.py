@@ -7,7 +7,7 @@ collected, and the comparison's rows.
 import collections
 import statistics
 
-from rally_container_bench import output_tables as tables
+from rally_container_bench.task import output_tables as tables
 
 
 def pairs(samples):

@@ -14,9 +14,9 @@ of the workload tables ("sysbench <label>", "fio <label>", ...) and the
 
 import collections
 
-from rally_container_bench import metrics
-from rally_container_bench import output_tables as tables
 from rally_container_bench.report import overlap
+from rally_container_bench.task import output_tables as tables
+from rally_container_bench.workloads import metrics
 from rally_container_bench.workloads import tools
 
 BUILD_NETWORK = "build+network"

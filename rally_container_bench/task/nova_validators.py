@@ -12,7 +12,7 @@ flavor of dedicated CPUs (claimed as PCPU), it checks nothing.
 from rally.common import logging
 from rally.common import validation
 
-from rally_container_bench import placement
+from rally_container_bench.engines.openstack import placement
 from rally_container_bench.task import placement_reader
 from rally_container_bench.task.validators import _arg
 from rally_container_bench.task.validators import _concurrency

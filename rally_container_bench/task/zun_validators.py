@@ -21,10 +21,10 @@ from rally.common import logging
 from rally.common import validation
 
 from rally_container_bench.core import base
+from rally_container_bench.engines.openstack import placement
 from rally_container_bench.engines.openstack import zun as zun_driver
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
-from rally_container_bench import placement
 from rally_container_bench.task import placement_reader
 from rally_container_bench.task.validators import _arg
 from rally_container_bench.task.validators import _concurrency

@@ -26,7 +26,7 @@ rcbench_start_barrier context arms it): no Rally import here.
 import multiprocessing
 import time
 
-from rally_container_bench import abort
+from rally_container_bench.core import abort
 
 _current = None
 # The lead per instance of a wave, and its bound: 32 docker execs on 2

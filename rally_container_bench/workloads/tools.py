@@ -6,9 +6,9 @@ installed, the port of its server) instead of comparing tool names. A new
 tool is a common.Tool subclass, listed here.
 """
 
-from rally_container_bench.workloads import fio_run
-from rally_container_bench.workloads import net_run
-from rally_container_bench.workloads import sysbench_run
+from rally_container_bench.workloads.fio import run as fio_run
+from rally_container_bench.workloads.net import run as net_run
+from rally_container_bench.workloads.sysbench import run as sysbench_run
 
 TOOLS = {tool.name: tool for tool in (
     sysbench_run.Sysbench(), fio_run.Fio(), net_run.Iperf3(),

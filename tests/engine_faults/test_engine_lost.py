@@ -19,9 +19,9 @@ import unittest
 
 from rally_container_bench.core import base
 from rally_container_bench.core import processes
+from rally_container_bench.decide import rally_tasks
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
-from rally_container_bench import rally_tasks
 
 from tests.functional import helpers
 

@@ -16,10 +16,10 @@ import time
 import unittest
 import uuid
 
+from rally_container_bench.decide import rally_tasks
 from rally_container_bench.engines import catalog
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
-from rally_container_bench import rally_tasks
 from rally_container_bench.validity import cpu
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -256,7 +256,7 @@ def _copy_state(made, path):
 
 
 _READ = """import sys
-from rally_container_bench import rally_reads
+from rally_container_bench.decide import rally_reads
 conf, uuid, out = sys.argv[1:]
 reads = rally_reads.RallyReads(conf)
 status = reads.status(uuid)

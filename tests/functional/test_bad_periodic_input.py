@@ -20,7 +20,7 @@ import unittest
 
 import sqlalchemy
 
-from rally_container_bench import periodic_db
+from rally_container_bench.periodic import database as periodic_db
 from tests.functional import helpers
 from tests.functional import test_periodic
 

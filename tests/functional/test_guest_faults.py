@@ -13,8 +13,8 @@ import docker
 
 from rally_container_bench.core import base
 from rally_container_bench.engines import registry
-from rally_container_bench.sysbench import presets
-from rally_container_bench.workloads import sysbench_run
+from rally_container_bench.workloads.sysbench import presets
+from rally_container_bench.workloads.sysbench import run as sysbench_run
 
 from tests.functional import helpers
 

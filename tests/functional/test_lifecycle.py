@@ -15,10 +15,10 @@ import unittest
 
 import yaml
 
+from rally_container_bench.decide import rally_tasks
 from rally_container_bench.engines.libvirt import acceleration
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
-from rally_container_bench import rally_tasks
 from rally_container_bench.report import comparison
 from rally_container_bench.report import render
 from tests.functional import helpers

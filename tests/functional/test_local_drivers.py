@@ -14,10 +14,10 @@ import unittest
 import uuid
 
 from rally_container_bench.engines import registry
-from rally_container_bench.sysbench import presets
 from rally_container_bench.validity import foreign_load
 from rally_container_bench.validity import hosts
-from rally_container_bench.workloads import sysbench_run
+from rally_container_bench.workloads.sysbench import presets
+from rally_container_bench.workloads.sysbench import run as sysbench_run
 from tests.functional import helpers
 
 

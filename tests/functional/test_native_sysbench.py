@@ -9,8 +9,8 @@ import unittest
 
 from rally_container_bench.core import base
 from rally_container_bench.engines.native import instance as native
-from rally_container_bench.sysbench import presets
-from rally_container_bench.workloads import sysbench_run
+from rally_container_bench.workloads.sysbench import presets
+from rally_container_bench.workloads.sysbench import run as sysbench_run
 
 from tests.functional import helpers
 

@@ -10,14 +10,14 @@ import tempfile
 import unittest
 
 from rally_container_bench.core import base
+from rally_container_bench.decide import rally_tasks
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.engines import registry
-from rally_container_bench.netload import http
-from rally_container_bench.netload import iperf3
 from rally_container_bench import opts
-from rally_container_bench import rally_tasks
 from rally_container_bench.report import comparison
-from rally_container_bench.workloads import net_run
+from rally_container_bench.workloads.net import http
+from rally_container_bench.workloads.net import iperf3
+from rally_container_bench.workloads.net import run as net_run
 from rally_container_bench.workloads import tools
 from tests.functional import helpers
 

@@ -33,7 +33,7 @@ import uuid
 
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
-from rally_container_bench import periodic_db
+from rally_container_bench.periodic import database as periodic_db
 from tests.functional import helpers
 
 TASK = os.path.join(helpers.TOP, "tasks", "local_kvm_vs_containers.yaml")
@@ -235,7 +235,7 @@ class PeriodicJobTestCase(unittest.TestCase):
                      RCBENCH_DATABASE=self.database))
         self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
         self.assertIn("imported 2 run(s) into job job-old", proc.stdout)
-        from rally_container_bench import periodic_db
+        from rally_container_bench.periodic import database as periodic_db
         store = periodic_db.Database(self.database, "job-old")
         self.addCleanup(store.close)
         store.open()

@@ -10,8 +10,8 @@ import uuid
 
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
-from rally_container_bench.workloads import sysbench_run
-from rally_container_bench.workloads import sysbench_script
+from rally_container_bench.workloads.sysbench import run as sysbench_run
+from rally_container_bench.workloads.sysbench import script as sysbench_script
 
 
 class ScriptInAContainerTestCase(unittest.TestCase):

@@ -88,7 +88,7 @@ class ZunCreatingTestCase(unittest.TestCase):
         self.assertLess(took, 2 * DELETE_TIMEOUT)
 
     def test_cleanup_env_deletes_and_names_a_leftover(self):
-        from rally_container_bench import rally_tasks
+        from rally_container_bench.decide import rally_tasks
         zun = aio.admin_zun()
         # Named as this task's workload names its containers: the cleanup
         # of --task touches nothing of the tests beside it.

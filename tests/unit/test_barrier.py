@@ -7,7 +7,7 @@ import multiprocessing
 import time
 import unittest
 
-from rally_container_bench import abort
+from rally_container_bench.core import abort
 from rally_container_bench.validity import barrier
 
 

@@ -8,7 +8,7 @@ import unittest
 from oslo_config import cfg
 from oslo_config import generator
 
-from rally_container_bench import cli
+from rally_container_bench.cli import main as cli
 from rally_container_bench import opts
 from rally_container_bench.validity import foreign_load
 

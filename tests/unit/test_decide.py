@@ -9,10 +9,10 @@ import sys
 import tempfile
 import unittest
 
-from rally_container_bench import cli_decide
-from rally_container_bench import decide
-from rally_container_bench import decide_budget
-from rally_container_bench import rally_runs
+from rally_container_bench.decide import budget as decide_budget
+from rally_container_bench.decide import plan as planner
+from rally_container_bench.decide import rally_runs
+from rally_container_bench.decide import settings as decide_settings
 
 ARGS = {"platforms": ["native", "kvm", "docker"], "concurrency": [1, 2],
         "tests": ["quick-cpu", "quick-memory-read"],
@@ -24,7 +24,7 @@ class PlanTestCase(unittest.TestCase):
     def test_cells_leave_out_native_and_capped_steps(self):
         self.assertEqual(
             {("kvm", 1), ("docker", 1), ("docker", 2)},
-            set(decide.cells_of(ARGS)))
+            set(planner.cells_of(ARGS)))
 
     def test_a_cloud_tasks_cells_are_its_units(self):
         args = {"platforms": ["native", "kvm", "container"],
@@ -33,12 +33,12 @@ class PlanTestCase(unittest.TestCase):
                 "max_concurrency": {"kvm": 1, "nova-lxc": 2}}
         self.assertEqual(
             {("kvm", 1), ("nova-lxc", 1), ("nova-lxc", 2), ("zun", 1),
-             ("zun", 2), ("zun", 4)}, set(decide.cells_of(args)))
-        self.assertEqual(["zun:runc", "zun:runsc"], decide.units_of(
+             ("zun", 2), ("zun", 4)}, set(planner.cells_of(args)))
+        self.assertEqual(["zun:runc", "zun:runsc"], planner.units_of(
             dict(args, platforms=["container"], container="zun",
                  zun_runtime=["runc", "runsc"])))
         # a VM boots for minutes: its tests repeat in one wave
-        plan = decide.plan_round({("kvm", 2): ["quick-cpu"],
+        plan = planner.plan_round({("kvm", 2): ["quick-cpu"],
                                   ("nova-lxc", 2): ["quick-cpu"]}, 1, 1, 6)
         self.assertEqual(sorted([["kvm", 2, ["quick-cpu"], 2, 6],
                                  ["nova-lxc", 2, ["quick-cpu"], 12, 1]]),
@@ -46,29 +46,29 @@ class PlanTestCase(unittest.TestCase):
 
     def test_native_alone_never_on_the_rally_host_for_a_compute_host(self):
         local = {"platforms": ["native", "docker"]}
-        self.assertTrue(decide.natives_alone(local))
+        self.assertTrue(planner.natives_alone(local))
         cloud = {"platforms": ["native", "container"], "compute_hosts": {}}
-        self.assertFalse(decide.natives_alone(cloud))
-        self.assertTrue(decide.natives_alone(dict(cloud,
-                                                  native_host="c1")))
-        self.assertFalse(decide.natives_alone({"platforms": ["docker"]}))
+        self.assertFalse(planner.natives_alone(cloud))
+        self.assertTrue(planner.natives_alone(dict(cloud,
+                                                   native_host="c1")))
+        self.assertFalse(planner.natives_alone({"platforms": ["docker"]}))
 
     def test_a_round_gives_every_step_its_waves(self):
         # a wave's pairs count once: 3 a round is 3 waves at any step
-        self.assertEqual(3, decide.times_for(1, 3))
-        self.assertEqual(6, decide.times_for(2, 3))
-        self.assertEqual(96, decide.times_for(32, 3))
+        self.assertEqual(3, planner.times_for(1, 3))
+        self.assertEqual(6, planner.times_for(2, 3))
+        self.assertEqual(96, planner.times_for(32, 3))
         never = lambda platform: False  # noqa
         always = lambda platform: True  # noqa
-        self.assertEqual((6, 1), decide.cell_runs("docker", 2, 3, never))
+        self.assertEqual((6, 1), planner.cell_runs("docker", 2, 3, never))
         # a VM that costs a boot: one wave, each repeat a moment
-        self.assertEqual((2, 3), decide.cell_runs("kvm", 2, 3, always))
+        self.assertEqual((2, 3), planner.cell_runs("kvm", 2, 3, always))
 
     def test_rounds_are_shuffled_by_seed_and_round(self):
-        cells = decide.cells_of(ARGS)
-        first = decide.plan_round(cells, 1, 1, 3)
-        self.assertEqual(first, decide.plan_round(cells, 1, 1, 3))
-        orders = {tuple(tuple(c[:2]) for c in decide.plan_round(
+        cells = planner.cells_of(ARGS)
+        first = planner.plan_round(cells, 1, 1, 3)
+        self.assertEqual(first, planner.plan_round(cells, 1, 1, 3))
+        orders = {tuple(tuple(c[:2]) for c in planner.plan_round(
             cells, number, 1, 3)) for number in range(1, 7)}
         self.assertGreater(len(orders), 1)
         self.assertEqual(sorted(cells), sorted(
@@ -76,8 +76,8 @@ class PlanTestCase(unittest.TestCase):
 
     def test_natives_and_decided_cells(self):
         cells = {("docker", 1): ["quick-cpu"], ("docker", 2): []}
-        plan = decide.plan_round(cells, 1, 1, 3,
-                                 natives=[(1, ["quick-cpu"])])
+        plan = planner.plan_round(cells, 1, 1, 3,
+                                  natives=[(1, ["quick-cpu"])])
         # a container: a pair per instance, 3 instances
         self.assertEqual(sorted([["docker", 1, ["quick-cpu"], 3, 1],
                                  ["native", 1, ["quick-cpu"], 3, 1]]),
@@ -85,7 +85,7 @@ class PlanTestCase(unittest.TestCase):
 
     def test_a_vm_repeats_its_tests_in_one_wave(self):
         cells = {("kvm", 2): ["quick-cpu"], ("docker", 2): ["quick-cpu"]}
-        plan = decide.plan_round(cells, 1, 1, 6)
+        plan = planner.plan_round(cells, 1, 1, 6)
         # 6 waves of 2 each way: a wave's pairs count once
         self.assertEqual(sorted([["docker", 2, ["quick-cpu"], 12, 1],
                                  ["kvm", 2, ["quick-cpu"], 2, 6]]),
@@ -118,7 +118,7 @@ class UndecidedTestCase(unittest.TestCase):
         report["rows"].append({"platform": "docker-runc", "concurrency": 1,
                                "metric": "sysbench.cpu.latency_avg_ms",
                                "verdict": "inconclusive"})
-        left = decide.undecided(report, decide.cells_of(ARGS))
+        left = planner.undecided(report, planner.cells_of(ARGS))
         self.assertEqual({("kvm", 1): ["quick-memory-read"],
                           ("docker", 1): [],
                           # no row yet (the round failed): still to do
@@ -126,7 +126,7 @@ class UndecidedTestCase(unittest.TestCase):
                          left)
         # no interval in any test left (all runs left out, or no row):
         # no answer at all yet; the VM has one, not sharp enough
-        self.assertEqual({("docker", 2)}, decide.unanswered(report, left))
+        self.assertEqual({("docker", 2)}, planner.unanswered(report, left))
 
 
 class PairSpreadsTestCase(unittest.TestCase):
@@ -142,7 +142,7 @@ class PairSpreadsTestCase(unittest.TestCase):
         for row in report["rows"]:
             if row["metric"].endswith("events_per_s"):
                 row["pair_sd"] = sds[(row["platform"], row["concurrency"])]
-        spreads = decide.pair_spreads(report, decide.cells_of(ARGS))
+        spreads = planner.pair_spreads(report, planner.cells_of(ARGS))
         self.assertEqual([0.004, 0.011, 0.026], sorted(spreads["cpu"]))
         # a cell with no pairs yet has no spread
         self.assertNotIn("memory", spreads)
@@ -153,11 +153,11 @@ class UpperQuartileTestCase(unittest.TestCase):
     def test_three_cells_in_four_at_or_below_it(self):
         values = [0.002, 0.005, 0.005, 0.006, 0.008, 0.010, 0.012, 0.022,
                   0.024]
-        quartile = decide.upper_quartile(values)
+        quartile = planner.upper_quartile(values)
         self.assertEqual(0.012, round(quartile, 6))
         self.assertGreater(quartile, sorted(values)[len(values) // 2])
-        self.assertEqual(0.01, decide.upper_quartile([0.01]))
-        self.assertIsNone(decide.upper_quartile([]))
+        self.assertEqual(0.01, planner.upper_quartile([0.01]))
+        self.assertIsNone(planner.upper_quartile([]))
 
 
 class MarginMessageTestCase(unittest.TestCase):
@@ -166,10 +166,10 @@ class MarginMessageTestCase(unittest.TestCase):
         self.assertEqual(
             "margin of cpu: +-2.5 % (from round 1: pair SD 1.94 %, the upper "
             "quartile of 9 cells, for the 18 waves a cell may get)",
-            decide.margin_message("cpu", 0.025, 0.0194, 9, 18))
+            planner.margin_message("cpu", 0.025, 0.0194, 9, 18))
 
     def test_no_pairs_says_the_margin_was_kept_and_why(self):
-        said = decide.margin_message("memory", 0.02, None, 0, 18)
+        said = planner.margin_message("memory", 0.02, None, 0, 18)
         self.assertEqual(
             "margin of memory: +-2 % kept, not chosen: round 1 paired no "
             "memory test with a native twin (a margin follows the pairs' "
@@ -261,13 +261,13 @@ class SettingsTestCase(unittest.TestCase):
 
     def test_margins_by_kind(self):
         self.assertEqual({"default": 0.02, "disk": 0.1},
-                         cli_decide.margins_of(0.02, ["disk=0.1"]))
+                         decide_settings.margins_of(0.02, ["disk=0.1"]))
         self.assertEqual({"default": 0.02, "memory": "auto"},
-                         cli_decide.margins_of(0.02, ["memory=auto"]))
+                         decide_settings.margins_of(0.02, ["memory=auto"]))
         with self.assertRaises(ValueError):
-            cli_decide.margins_of(0.02, ["fileio=0.1"])
+            decide_settings.margins_of(0.02, ["fileio=0.1"])
         with self.assertRaises(ValueError):  # rcbench compare
-            cli_decide.margins_of(0.02, ["memory=auto"], auto=False)
+            decide_settings.margins_of(0.02, ["memory=auto"], auto=False)
 
 
 class NextRoundTestCase(unittest.TestCase):
@@ -472,8 +472,8 @@ class RefuseUnpairedTestCase(unittest.TestCase):
     CLOUD = {"platforms": {"openstack": {}}, "extras": {}}
 
     def test_a_cloud_without_compute_hosts_is_refused_naming_its_hosts(self):
-        with self.assertRaises(decide.DecideError) as caught:
-            decide.refuse_unpaired(self.CLOUD, {}, lambda: {
+        with self.assertRaises(planner.DecideError) as caught:
+            planner.refuse_unpaired(self.CLOUD, {}, lambda: {
                 "nova": ["compute-kvm-1", "compute-lxc-1"],
                 "zun": "not listed (403 admin only)"})
         said = str(caught.exception)
@@ -488,9 +488,9 @@ class RefuseUnpairedTestCase(unittest.TestCase):
         def never():
             raise AssertionError("no host listed where none is needed")
         # {}: every default (address {host}, user root, ...)
-        decide.refuse_unpaired(self.CLOUD, {"compute_hosts": {}},
-                               never)
-        decide.refuse_unpaired(self.CLOUD, {"compute_hosts": {"user": "r"}},
-                               never)
-        decide.refuse_unpaired({"platforms": {}}, {}, never)
-        decide.refuse_unpaired(None, {}, never)
+        planner.refuse_unpaired(self.CLOUD, {"compute_hosts": {}},
+                                never)
+        planner.refuse_unpaired(self.CLOUD, {"compute_hosts": {"user": "r"}},
+                                never)
+        planner.refuse_unpaired({"platforms": {}}, {}, never)
+        planner.refuse_unpaired(None, {}, never)

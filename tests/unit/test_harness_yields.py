@@ -17,10 +17,12 @@ import time
 import unittest
 from unittest import mock
 
-from rally_container_bench import cli_decide
-from rally_container_bench import decide
+from rally_container_bench.cli import decide as cli_decide
+from rally_container_bench.decide import plan as planner
+from rally_container_bench.decide import rally_runs
+from rally_container_bench.decide import run as decide
+from rally_container_bench.decide import settings as decide_settings
 from rally_container_bench.engines.native import instance as native
-from rally_container_bench import rally_runs
 
 # Prints what the kernel says of its priority, once the parent had the
 # time to lower it, then Rally's line that names the task. A process in
@@ -51,8 +53,8 @@ class SettingsTestCase(unittest.TestCase):
     def test_the_files_mapping_over_defaults_and_the_command_line_over(self):
         args = {"decide": {"budget_s": 900, "harness_yields": True},
                 "platforms": ["native"]}
-        settings = cli_decide.settings_of(args, {"max_rounds": 2,
-                                                 "budget_s": None})
+        settings = decide_settings.settings_of(
+            args, {"max_rounds": 2, "budget_s": None})
         self.assertEqual(900, settings["budget_s"])
         self.assertEqual(2, settings["max_rounds"])
         self.assertTrue(settings["harness_yields"])
@@ -63,7 +65,7 @@ class SettingsTestCase(unittest.TestCase):
         cli_decide.add_parser(parser.add_subparsers())
 
         def settings(*argv):
-            return cli_decide.settings_of(
+            return decide_settings.settings_of(
                 {"decide": {"harness_yields": True}},
                 cli_decide.given_settings(parser.parse_args(
                     ["decide", "--out", "o"] + list(argv))))
@@ -77,7 +79,7 @@ class SettingsTestCase(unittest.TestCase):
                 ({"harness_yields": "yes"}, "true or false"),
                 ({"max_rounds": 0}, "max_rounds >= 1")):
             with self.assertRaises(ValueError) as caught:
-                cli_decide.settings_of({"decide": mapping})
+                decide_settings.settings_of({"decide": mapping})
             self.assertIn(words, str(caught.exception))
 
     def run_of(self, args):
@@ -102,7 +104,7 @@ class SettingsTestCase(unittest.TestCase):
             off.flush()
             with mock.patch.object(rally_runs, "AUTOGROUP_ENABLED",
                                    off.name):
-                with self.assertRaises(decide.DecideError) as caught:
+                with self.assertRaises(planner.DecideError) as caught:
                     self.run_of(args)
         self.assertIn("needs the kernel's autogroup", str(caught.exception))
 

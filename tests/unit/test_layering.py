@@ -1,22 +1,28 @@
 """The package's layers, and no arrow back up, string imports included.
 
-    utilities (opts, abort, timestamps, metrics, output_tables)
-      <- core (errors, processes, waits, SSH, ports, labels, mounts), and
-         beside it the offline images (which start their builds through
-         core's processes)
+    opts (Rally's options entry point)
+      <- core (errors, processes, waits, SSH, ports, labels, mounts, the
+         aborted wait, engine timestamps, what made a result), and beside
+         it the offline images (which start their builds through core's
+         processes)
       <- engine packages (engines/<engine>/; each may use engines/oci,
          the layer the OCI-runtime engines share, and nothing else of its
          siblings)
-         and beside them, the workload tools (workloads, sysbench, fio,
-         netload) and what makes a measurement valid (validity: host
-         readings, foreign load, clock, barrier, compute hosts): none of the
-         three imports another
+         and beside them, the workload tools (workloads/: sysbench, fio,
+         net, the registry, the metric record) and what makes a
+         measurement valid (validity: host readings, foreign load, clock,
+         barrier, compute hosts): none of the three imports another
       <- the catalog (engines/catalog.py, registry.py, daemons.py)
-      <- everything else (task, report, cli, ...)
+      <- the Rally plugins (task/) and the report (report/)
+      <- the sequential run (decide/)
+      <- the periodic job (periodic/), which runs decide's rounds
+      <- the command line (cli/)
 
-Every import statement counts, wherever it stands, and so does every
-string naming a module of the package (the catalog loads engine classes
-by such strings): a cycle hidden in one is still an arrow back.
+Every package of the tree has its rank; a module at the package root
+other than opts fails. Every import statement counts, wherever it
+stands, and so does every string naming a module of the package (the
+catalog loads engine classes by such strings): a cycle hidden in one is
+still an arrow back.
 """
 
 import ast
@@ -27,8 +33,10 @@ import unittest
 from tests.unit import test_import_graph as graph
 
 PACKAGE = graph.PACKAGE
-UTILITIES = ("opts", "abort", "timestamps", "metrics", "output_tables")
-TOOLS = ("workloads", "sysbench", "fio", "netload")
+UTILITIES = ("opts",)
+TOOLS = ("workloads",)
+# the packages above the catalog, by rank
+UPPER = {"task": 4, "report": 4, "decide": 5, "periodic": 6, "cli": 7}
 CATALOG = ("engines.catalog", "engines.registry", "engines.daemons")
 # A dotted module path inside a string, with an optional ":attribute".
 _STRING_IMPORT = re.compile(r"^(%s(?:\.\w+)+)(?::\w+)?$" % PACKAGE)
@@ -54,7 +62,10 @@ def layer(module):
         return 2, parts[1]
     if inner == "engines":
         return 2, None
-    return 4, None
+    if parts[0] in UPPER:
+        return UPPER[parts[0]], None
+    raise ValueError("%s is in no layer: a module at the package root, or "
+                     "a package the layering does not know" % module)
 
 
 def string_imports(path, known):
@@ -110,6 +121,30 @@ class LayeringTestCase(unittest.TestCase):
         self.assertIn(("rally_container_bench.core.base",
                        "rally_container_bench.engines.catalog",
                        "imports a higher layer"), found)
+
+    def test_the_report_or_the_job_importing_what_runs_them_is_caught(self):
+        found = self.check({
+            "report/__init__.py": "",
+            "report/render.py": "from rally_container_bench.decide import "
+                                "run\n",
+            "decide/__init__.py": "",
+            "decide/run.py": "",
+            "periodic/__init__.py": "",
+            "periodic/job.py": "from rally_container_bench.cli import "
+                               "main\n",
+            "cli/__init__.py": "",
+            "cli/main.py": ""})
+        self.assertIn(("rally_container_bench.report.render",
+                       "rally_container_bench.decide.run",
+                       "imports a higher layer"), found)
+        self.assertIn(("rally_container_bench.periodic.job",
+                       "rally_container_bench.cli.main",
+                       "imports a higher layer"), found)
+
+    def test_a_module_at_the_package_root_is_in_no_layer(self):
+        with self.assertRaisesRegex(ValueError, "in no layer"):
+            self.check({"helpers.py": ""})
+        self.assertEqual((0, None), layer(PACKAGE + ".opts"))
 
     def test_a_string_import_is_caught(self):
         found = self.check({

@@ -5,7 +5,7 @@ import time
 import unittest
 from unittest import mock
 
-from rally_container_bench import output_tables as tables
+from rally_container_bench.task import output_tables as tables
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.validity import clock
 from rally_container_bench.validity import cpu

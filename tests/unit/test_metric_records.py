@@ -11,12 +11,12 @@ import json
 import os
 import unittest
 
-from rally_container_bench.fio import parse as fio_parse
-from rally_container_bench import metrics
-from rally_container_bench.netload import http
-from rally_container_bench.netload import iperf3
 from rally_container_bench.report import results
-from rally_container_bench.sysbench import parse as sysbench_parse
+from rally_container_bench.workloads.fio import parse as fio_parse
+from rally_container_bench.workloads import metrics
+from rally_container_bench.workloads.net import http
+from rally_container_bench.workloads.net import iperf3
+from rally_container_bench.workloads.sysbench import parse as sysbench_parse
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 

@@ -9,7 +9,7 @@ import stat
 import tempfile
 import unittest
 
-from rally_container_bench import periodic_db
+from rally_container_bench.periodic import database as periodic_db
 
 URL = "postgresql://rally:s3cr%2Ft@db.example.org:5432/rally"
 

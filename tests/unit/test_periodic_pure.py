@@ -6,9 +6,9 @@ import os
 import tempfile
 import unittest
 
-from rally_container_bench import cli
-from rally_container_bench import periodic
-from rally_container_bench import periodic_history
+from rally_container_bench.cli import main as cli
+from rally_container_bench.periodic import history as periodic_history
+from rally_container_bench.periodic import job as periodic
 
 
 class ValidateTestCase(unittest.TestCase):

@@ -4,8 +4,8 @@ the test cloud in tests/functional_openstack/test_kvm_vs_docker.py."""
 
 import unittest
 
+from rally_container_bench.engines.openstack import placement
 from rally_container_bench.engines.openstack import zun
-from rally_container_bench import placement
 
 
 def _provider(vcpus, ratio, memory_mb, reserved_mb, used_vcpu, used_mb):

@@ -42,7 +42,7 @@ class EntryPointTestCase(unittest.TestCase):
                          eps[("rally_plugins", "options")])
         self.assertEqual("rally_container_bench.opts:list_opts",
                          eps[("oslo.config.opts", "rally_container_bench")])
-        self.assertEqual("rally_container_bench.cli:main",
+        self.assertEqual("rally_container_bench.cli.main:main",
                          eps[("console_scripts", "rcbench")])
 
     def test_rally_finds_the_package(self):

@@ -7,7 +7,7 @@ tests/functional/test_periodic.py and test_decide.py.
 
 import unittest
 
-from rally_container_bench import rally_reads
+from rally_container_bench.decide import rally_reads
 
 
 def reads_of(*workload_slas):

@@ -9,7 +9,7 @@ import json
 import os
 import unittest
 
-from rally_container_bench import cli
+from rally_container_bench.cli import main as cli
 from rally_container_bench.report import summary
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "rally",

@@ -16,10 +16,10 @@ from rally.task import scenario
 
 from rally_container_bench.core import base
 from rally_container_bench.report import overlap
-from rally_container_bench.sysbench import parse as sysbench_parse
-from rally_container_bench.sysbench import presets
 from rally_container_bench.workloads import common
-from rally_container_bench.workloads import sysbench_run
+from rally_container_bench.workloads.sysbench import parse as sysbench_parse
+from rally_container_bench.workloads.sysbench import presets
+from rally_container_bench.workloads.sysbench import run as sysbench_run
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures",
                         "sysbench", "1.0.20")

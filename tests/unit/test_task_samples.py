@@ -346,9 +346,9 @@ class RoundsAndLadderTestCase(unittest.TestCase):
         with open(os.path.join(ARGS, "aio-quick.yaml")) as f:
             args = yaml.safe_load(f)
         # rcbench decide's cells: the VM at 1, the containers at 1 and 2
-        from rally_container_bench import decide
+        from rally_container_bench.decide import plan as planner
         self.assertEqual({("kvm", 1), ("nova-lxc", 2), ("zun", 2)},
-                         set(decide.cells_of(args)))
+                         set(planner.cells_of(args)))
         self.assertEqual({"budget_s", "max_rounds", "pairs_per_round",
                           "margins"}, set(args["decide"]))
         config = self.render("kvm_vs_docker.yaml", **args)

@@ -2,7 +2,7 @@
 
 import unittest
 
-from rally_container_bench import timestamps
+from rally_container_bench.core import timestamps
 
 # 2026-11-22T11:45:47Z, computed independently: date -u -d ... +%s
 NOON_UTC = 1795347947

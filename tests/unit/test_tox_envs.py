@@ -11,7 +11,7 @@ import re
 import shlex
 import unittest
 
-from rally_container_bench import cli
+from rally_container_bench.cli import main as cli
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))

@@ -41,7 +41,7 @@ def _options():
 
 
 def _verbs():
-    from rally_container_bench import cli
+    from rally_container_bench.cli import main as cli
     found = set()
     parser = cli.build_parser()
     for action in parser._actions:

@@ -5,8 +5,8 @@ import unittest
 from rally_container_bench.core import base
 from rally_container_bench.engines.libvirt import instance as libvirt
 from rally_container_bench.images import guest
-from rally_container_bench import output_tables as tables
 from rally_container_bench.report import results
+from rally_container_bench.task import output_tables as tables
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import tests as tests_lib
 from rally_container_bench.workloads import tools

@@ -19,9 +19,9 @@ from rally_container_bench.core import base
 from rally_container_bench.engines.openstack import zun
 from rally_container_bench.images import guest
 from rally_container_bench import opts
-from rally_container_bench.sysbench import presets
-from rally_container_bench.workloads import sysbench_run
-from rally_container_bench.workloads import sysbench_script
+from rally_container_bench.workloads.sysbench import presets
+from rally_container_bench.workloads.sysbench import run as sysbench_run
+from rally_container_bench.workloads.sysbench import script as sysbench_script
 
 # Real sysbench 1.0.20 output (recorded, see tests/fixtures/sysbench).
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures",

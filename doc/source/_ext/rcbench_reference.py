@@ -142,7 +142,7 @@ def subcommands(parser):
 class CliDirective(Directive):
 
     def run(self):
-        from rally_container_bench import cli
+        from rally_container_bench.cli import main as cli
         os.environ["COLUMNS"] = "79"  # argparse wraps to it
         parser = cli.build_parser()
         lines = [".. rubric:: rcbench", "", "::", ""]

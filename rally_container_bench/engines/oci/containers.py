@@ -8,9 +8,9 @@ these.
 from rally_container_bench.core import base
 from rally_container_bench.core import ports
 from rally_container_bench.core import processes
+from rally_container_bench.core import timestamps
 from rally_container_bench.core import tuning as tuning_lib
 from rally_container_bench.images import guest
-from rally_container_bench import timestamps
 
 SSHD = list(guest.SSHD)
 

@@ -23,7 +23,7 @@ import time
 
 from rally_container_bench.core import base
 from rally_container_bench.core import ssh
-from rally_container_bench import timestamps
+from rally_container_bench.core import timestamps
 
 LOG = logging.getLogger(__name__)
 

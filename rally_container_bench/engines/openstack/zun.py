@@ -16,9 +16,9 @@ import time
 
 from rally_container_bench.core import base
 from rally_container_bench.core import ssh
+from rally_container_bench.core import timestamps
 from rally_container_bench.engines.openstack import nova
 from rally_container_bench.images import guest
-from rally_container_bench import timestamps
 
 # Zun lists "runtime" from 1.5 and takes the command as a list from 1.20.
 MIN_MICROVERSION = (1, 20)

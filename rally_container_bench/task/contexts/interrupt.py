@@ -14,7 +14,7 @@ way: by default it would end Rally at once, instances and all.
 
 Either way, and on ``rally task abort`` from another shell, the waits of
 the running iterations (build, network, the start barrier) end within a
-fraction of a second (rally_container_bench.abort): an iteration does not
+fraction of a second (rally_container_bench.core.abort): an iteration does not
 wait for a guest until ssh_timeout first.
 """
 
@@ -31,7 +31,7 @@ from rally import consts
 from rally.task import context
 from rally.task import runner
 
-from rally_container_bench import abort
+from rally_container_bench.core import abort
 from rally_container_bench import opts
 from rally_container_bench.validity import foreign_load
 

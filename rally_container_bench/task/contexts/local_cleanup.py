@@ -13,7 +13,7 @@ from rally.common import logging
 from rally.task import context
 from rally.task import scenario
 
-from rally_container_bench import abort
+from rally_container_bench.core import abort
 from rally_container_bench.engines import catalog
 from rally_container_bench import opts
 

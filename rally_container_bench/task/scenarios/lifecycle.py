@@ -12,14 +12,14 @@ from rally.common import validation
 from rally.task import atomic
 from rally.task import scenario
 
-from rally_container_bench import abort
+from rally_container_bench.core import abort
 from rally_container_bench.core import footprint
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.engines import registry
-from rally_container_bench import metrics
 from rally_container_bench import opts
-from rally_container_bench import output_tables as tables
+from rally_container_bench.task import output_tables as tables
 from rally_container_bench.task.scenarios import sysbench_utils
+from rally_container_bench.workloads import metrics
 
 LOG = logging.getLogger(__name__)
 _CONTEXTS = {"rcbench_interrupt@default": {},

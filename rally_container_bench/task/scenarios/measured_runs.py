@@ -24,13 +24,13 @@ import time
 
 from rally.common import logging
 
-from rally_container_bench import metrics
-from rally_container_bench import output_tables as tables
+from rally_container_bench.task import output_tables as tables
 from rally_container_bench.validity import clock
 from rally_container_bench.validity import cpu
 from rally_container_bench.validity import foreign_load
 from rally_container_bench.validity import hosts
 from rally_container_bench.workloads import common
+from rally_container_bench.workloads import metrics
 from rally_container_bench.workloads import tools
 
 LOG = logging.getLogger(__name__)

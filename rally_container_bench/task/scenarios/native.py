@@ -7,7 +7,7 @@ import tempfile
 from rally.common import validation
 from rally.task import scenario
 
-from rally_container_bench import abort
+from rally_container_bench.core import abort
 from rally_container_bench.core import base
 from rally_container_bench.core import ssh as ssh_login
 from rally_container_bench.engines.native import instance as native

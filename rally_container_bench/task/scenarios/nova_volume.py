@@ -10,7 +10,7 @@ from rally.task import types
 from rally_openstack.common import consts
 from rally_openstack.task import scenario
 
-from rally_container_bench import abort
+from rally_container_bench.core import abort
 from rally_container_bench.core import base
 from rally_container_bench.engines.openstack import cinder as cinder_driver
 from rally_container_bench.engines.openstack import guest_disk

@@ -10,10 +10,10 @@ import contextlib
 from rally.common import logging
 from rally.task import atomic
 
-from rally_container_bench import abort
+from rally_container_bench.core import abort
 from rally_container_bench.core import base
 from rally_container_bench import opts
-from rally_container_bench import output_tables as tables
+from rally_container_bench.task import output_tables as tables
 from rally_container_bench.validity import hosts
 
 LOG = logging.getLogger(__name__)

@@ -14,15 +14,15 @@ from rally.task import atomic
 from rally_container_bench.core import base
 from rally_container_bench.core import provenance
 from rally_container_bench.engines.native import instance as native
-from rally_container_bench import metrics
 from rally_container_bench import opts
-from rally_container_bench import output_tables as tables
 from rally_container_bench.report import overlap
+from rally_container_bench.task import output_tables as tables
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.validity import barrier
 from rally_container_bench.validity import clock
 from rally_container_bench.validity import hosts
 from rally_container_bench.workloads import common
+from rally_container_bench.workloads import metrics
 from rally_container_bench.workloads import tests as tests_lib
 from rally_container_bench.workloads import tools
 

@@ -11,7 +11,7 @@ from rally_container_bench import opts
 from rally_container_bench.task.scenarios import cloud
 from rally_container_bench.task.scenarios import phases
 from rally_container_bench.task.scenarios import sysbench_utils
-from rally_container_bench.workloads import sysbench_script
+from rally_container_bench.workloads.sysbench import script as sysbench_script
 
 _CONTEXTS = {"rcbench_zun@openstack": {},
              "rcbench_interrupt@default": {}}

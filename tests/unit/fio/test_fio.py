@@ -3,10 +3,10 @@ import os
 import shlex
 import unittest
 
-from rally_container_bench.fio import command
-from rally_container_bench.fio import parse
-from rally_container_bench.fio import presets
-from rally_container_bench.fio import spec as spec_lib
+from rally_container_bench.workloads.fio import command
+from rally_container_bench.workloads.fio import parse
+from rally_container_bench.workloads.fio import presets
+from rally_container_bench.workloads.fio import spec as spec_lib
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures",
                         "fio", "3.33")

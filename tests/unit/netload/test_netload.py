@@ -8,10 +8,10 @@ import os
 import shlex
 import unittest
 
-from rally_container_bench import metrics
-from rally_container_bench.netload import http
-from rally_container_bench.netload import iperf3
-from rally_container_bench.netload import presets
+from rally_container_bench.workloads import metrics
+from rally_container_bench.workloads.net import http
+from rally_container_bench.workloads.net import iperf3
+from rally_container_bench.workloads.net import presets
 from rally_container_bench.workloads import tests as tests_lib
 from rally_container_bench.workloads import tools
 

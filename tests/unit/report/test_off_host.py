@@ -13,11 +13,11 @@ import unittest
 
 import numpy as np
 
-from rally_container_bench import metrics
 from rally_container_bench.report import comparison
 from rally_container_bench.report import gate
 from rally_container_bench.report import placement
 from rally_container_bench.report import render
+from rally_container_bench.workloads import metrics
 
 METRIC = "sysbench.cpu.events_per_s"
 UNPAIRED = ("unpaired: no compute_hosts given (how the Rally host logs in "

@@ -10,13 +10,13 @@ import unittest
 
 import numpy as np
 
-from rally_container_bench import metrics
-from rally_container_bench import output_tables as tables
 from rally_container_bench.report import comparison
 from rally_container_bench.report import diff
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import render
+from rally_container_bench.task import output_tables as tables
 from rally_container_bench.task.scenarios import measured_runs
+from rally_container_bench.workloads import metrics
 
 METRIC = "sysbench.cpu.events_per_s"
 

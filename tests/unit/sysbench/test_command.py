@@ -1,8 +1,8 @@
 import shlex
 import unittest
 
-from rally_container_bench.sysbench import command
-from rally_container_bench.sysbench import spec as spec_lib
+from rally_container_bench.workloads.sysbench import command
+from rally_container_bench.workloads.sysbench import spec as spec_lib
 
 
 def spec(**values):

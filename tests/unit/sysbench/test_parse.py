@@ -4,8 +4,8 @@ import re
 import shlex
 import unittest
 
-from rally_container_bench.sysbench import parse
-from rally_container_bench.sysbench import spec as spec_lib
+from rally_container_bench.workloads.sysbench import parse
+from rally_container_bench.workloads.sysbench import spec as spec_lib
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures",
                         "sysbench")

@@ -1,7 +1,7 @@
 import unittest
 
-from rally_container_bench.sysbench import presets
-from rally_container_bench.sysbench import spec as spec_lib
+from rally_container_bench.workloads.sysbench import presets
+from rally_container_bench.workloads.sysbench import spec as spec_lib
 
 
 class SpecValidationTestCase(unittest.TestCase):

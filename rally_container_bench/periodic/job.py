@@ -34,10 +34,10 @@ import re
 import subprocess
 
 from rally_container_bench.core import provenance
-from rally_container_bench import periodic_db
-from rally_container_bench import periodic_decide
-from rally_container_bench import periodic_history as history
-from rally_container_bench import rally_reads
+from rally_container_bench.decide import rally_reads
+from rally_container_bench.periodic import database as periodic_db
+from rally_container_bench.periodic import decided as periodic_decide
+from rally_container_bench.periodic import history
 from rally_container_bench.report import gate
 
 _UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
@@ -192,10 +192,10 @@ def _add_compute_hosts(rally, options, log):
     A plain run is not refused without them (its report names the cells
     it cannot compare, and the gate does not judge them).
     """
-    from rally_container_bench import cli_decide
-    given = cli_decide.read_task_args(options.task_args_file,
-                                      options.task_args)
-    found, where = cli_decide.with_compute_hosts(
+    from rally_container_bench.decide import settings as decide_settings
+    given = decide_settings.read_task_args(
+        options.task_args_file, options.task_args)
+    found, where = decide_settings.with_compute_hosts(
         given, options.compute_hosts, options.env, rally.reads,
         refuse=False)
     if where and found is not given:

@@ -8,7 +8,7 @@ sysbench fileio presets), group reporting, JSON output.
 import dataclasses
 import re
 
-from rally_container_bench import metrics
+from rally_container_bench.workloads import metrics
 
 RW_MODES = ("read", "write", "randread", "randwrite", "readwrite", "randrw")
 MIXED_MODES = ("readwrite", "randrw")

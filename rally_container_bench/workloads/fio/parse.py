@@ -7,7 +7,7 @@ latency percentiles; a job that reports an error is an error here.
 import dataclasses
 import json
 
-from rally_container_bench import metrics
+from rally_container_bench.workloads import metrics
 
 # name (after "<direction>_") -> (unit, higher is better)
 METRICS = {

@@ -19,8 +19,8 @@ import re
 import shlex
 
 from rally_container_bench.core import base
-from rally_container_bench.sysbench import command
-from rally_container_bench.sysbench import presets
+from rally_container_bench.workloads.sysbench import command
+from rally_container_bench.workloads.sysbench import presets
 
 MARK = "@@rcbench"
 # A version of each generation, to spell each branch's argvs.

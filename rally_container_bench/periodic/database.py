@@ -287,7 +287,7 @@ def import_results(rally, store, directory, env, log):
     whose tasks it holds as the baseline, or is imported as a run of its
     own ("baseline") when none does. Returns how many runs were imported.
     """
-    from rally_container_bench import periodic_history
+    from rally_container_bench.periodic import history as periodic_history
 
     done = {stamp_of(run) for run in store.runs()}
     by_task = {}  # a task uuid in a file -> the stamp of its run

@@ -9,7 +9,7 @@ file, at a given number of connections. Natively both are on the host
 import dataclasses
 import re
 
-from rally_container_bench import metrics
+from rally_container_bench.workloads import metrics
 
 # name -> (unit, higher is better)
 METRICS = {"requests_per_s": ("req/s", True),

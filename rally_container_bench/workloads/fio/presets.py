@@ -6,7 +6,7 @@ Sequential jobs move the file once in 1 MiB blocks; random ones run 2 s
 in 4 KiB blocks.
 """
 
-from rally_container_bench.fio import spec as spec_lib
+from rally_container_bench.workloads.fio import spec as spec_lib
 
 _QUICK = dict(size="64M", direct=True, ioengine="psync", iodepth=1)
 _PRESETS = {

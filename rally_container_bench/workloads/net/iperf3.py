@@ -9,7 +9,7 @@ both ends are the host (loopback): the baseline.
 import dataclasses
 import json
 
-from rally_container_bench import metrics
+from rally_container_bench.workloads import metrics
 
 # name -> (unit, higher is better)
 METRICS = {"throughput_gbit_s": ("Gbit/s", True),

@@ -8,11 +8,11 @@ fixed-work job measures on a fresh file, as sysbench's seqwr does).
 import contextlib
 
 from rally_container_bench.core import base
-from rally_container_bench.fio import command
-from rally_container_bench.fio import parse
-from rally_container_bench.fio import presets as preset_lib
-from rally_container_bench.fio import spec as spec_lib
 from rally_container_bench.workloads import common
+from rally_container_bench.workloads.fio import command
+from rally_container_bench.workloads.fio import parse
+from rally_container_bench.workloads.fio import presets as preset_lib
+from rally_container_bench.workloads.fio import spec as spec_lib
 
 
 class FioError(common.WorkloadError):

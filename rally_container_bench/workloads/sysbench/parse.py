@@ -10,8 +10,8 @@ against the bytes moved.
 import dataclasses
 import re
 
-from rally_container_bench import metrics
-from rally_container_bench.sysbench import command
+from rally_container_bench.workloads import metrics
+from rally_container_bench.workloads.sysbench import command
 
 # name -> (unit, higher is better)
 METRICS = {

@@ -8,11 +8,11 @@ atomic action timer), so prepare and cleanup never count in the result.
 import contextlib
 
 from rally_container_bench.core import base
-from rally_container_bench.sysbench import command
-from rally_container_bench.sysbench import parse
-from rally_container_bench.sysbench import presets as preset_lib
-from rally_container_bench.sysbench import spec as spec_lib
 from rally_container_bench.workloads import common
+from rally_container_bench.workloads.sysbench import command
+from rally_container_bench.workloads.sysbench import parse
+from rally_container_bench.workloads.sysbench import presets as preset_lib
+from rally_container_bench.workloads.sysbench import spec as spec_lib
 
 
 class SysbenchError(common.WorkloadError):

@@ -10,7 +10,7 @@ run for at most 300 s (``max-time=300``) as on the slides.
 2-core machine (and in tens of seconds in a TCG-emulated guest).
 """
 
-from rally_container_bench.sysbench import spec as spec_lib
+from rally_container_bench.workloads.sysbench import spec as spec_lib
 
 _KEK_MEMORY = dict(test="memory", memory_block_size="1K",
                    memory_total_size="100G", time=300, threads=1)

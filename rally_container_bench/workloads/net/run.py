@@ -14,11 +14,11 @@ import time
 
 from rally_container_bench.core import base
 from rally_container_bench.core import processes
-from rally_container_bench import metrics
-from rally_container_bench.netload import http
-from rally_container_bench.netload import iperf3
-from rally_container_bench.netload import presets as preset_lib
 from rally_container_bench.workloads import common
+from rally_container_bench.workloads import metrics
+from rally_container_bench.workloads.net import http
+from rally_container_bench.workloads.net import iperf3
+from rally_container_bench.workloads.net import presets as preset_lib
 
 LISTEN_POLL_S = 0.2
 

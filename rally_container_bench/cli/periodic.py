@@ -1,4 +1,4 @@
-"""rcbench verbs of the periodic job (see rally_container_bench.periodic).
+"""rcbench verbs of the periodic job (see rally_container_bench.periodic.job).
 
     rcbench periodic --task T --results DIR [--task-args-file F]
                      [--env NAME | --env-spec F | --from-sysenv]
@@ -31,7 +31,7 @@ def _database(args):
 
 
 def _periodic(args):
-    from rally_container_bench import periodic
+    from rally_container_bench.periodic import job as periodic
     options = periodic.Options(
         task=args.task, results=args.results,
         task_args_file=args.task_args_file, task_args=args.task_args,
@@ -106,8 +106,8 @@ def _gate(args):
 
 
 def _promote(args):
-    from rally_container_bench import periodic_db
-    from rally_container_bench import periodic_history
+    from rally_container_bench.periodic import database as periodic_db
+    from rally_container_bench.periodic import history as periodic_history
     if not os.path.isfile(os.path.join(args.run_dir, "rally.json")):
         raise ValueError("%s has no rally.json: not a run of rcbench "
                          "periodic" % args.run_dir)
@@ -133,8 +133,8 @@ def _promote(args):
 
 
 def _import(args):
-    from rally_container_bench import periodic
-    from rally_container_bench import periodic_db
+    from rally_container_bench.periodic import database as periodic_db
+    from rally_container_bench.periodic import job as periodic
     database = _database(args)
     if not database:
         raise ValueError("give --database (or $RCBENCH_DATABASE): where the "

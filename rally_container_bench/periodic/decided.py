@@ -12,21 +12,22 @@ def run_decided(rally, options, run_dir, log, tags):
     every round, comparison.*, decide.json), and Rally's HTML report and
     JUnit XML of every round beside them.
     """
-    from rally_container_bench import cli_decide
-    from rally_container_bench import decide
-    from rally_container_bench import rally_reads
+    from rally_container_bench.decide import plan as planner
+    from rally_container_bench.decide import rally_reads
+    from rally_container_bench.decide import run as decide
+    from rally_container_bench.decide import settings as decide_settings
 
-    args = cli_decide.read_task_args(options.task_args_file,
-                                     options.task_args)
+    args = decide_settings.read_task_args(
+        options.task_args_file, options.task_args)
     try:
-        args, where = cli_decide.with_compute_hosts(
+        args, where = decide_settings.with_compute_hosts(
             args, options.compute_hosts, options.env, rally.reads)
         if where:
             log("compute hosts from %s" % where)
-        settings = cli_decide.settings_of(args)
-    except (ValueError, decide.DecideError) as e:
+        settings = decide_settings.settings_of(args)
+    except (ValueError, planner.DecideError) as e:
         return [], "not run: %s" % e, False
-    margins = cli_decide.margins_of(
+    margins = decide_settings.margins_of(
         0.02, ["%s=%s" % item for item in sorted(
             (settings.get("margins") or {}).items())])
     log("rcbench decide %s: budget %s s, at most %d rounds"
@@ -37,7 +38,7 @@ def run_decided(rally, options, run_dir, log, tags):
             settings["budget_s"], settings["max_rounds"],
             settings["pairs_per_round"], margins, stream=_LogStream(log),
             tags=tags, harness_yields=settings["harness_yields"])
-    except (decide.DecideError, rally_reads.RallyReadError) as e:
+    except (planner.DecideError, rally_reads.RallyReadError) as e:
         return [], "not run: %s" % e, False
     uuids = summary["tasks"]
     os.replace(os.path.join(run_dir, "rally.html"),

@@ -3,8 +3,8 @@
 Pure: reads the last round's results (Rally's JSON document).
 """
 
-from rally_container_bench import output_tables
 from rally_container_bench.report import results
+from rally_container_bench.task import output_tables
 
 
 # Contexts a task runs once per image form (the shared guest image's
@@ -137,7 +137,7 @@ def fit_cells(left, costs, overhead, room, forms=None, first=()):
     """The undecided cells whose next round fits in room seconds.
 
     All of them when they fit; else the cells in first (with no answer
-    at all yet: decide.unanswered), then the cheapest per test left
+    at all yet: plan.unanswered), then the cheapest per test left
     (each test is a cell of the report), as many as fit; each estimate
     with ESTIMATE_SPARE to spare. forms: cell_costs' third value; a
     form's once-per-task seconds count with its first cell planned.

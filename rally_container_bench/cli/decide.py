@@ -1,34 +1,10 @@
 """rcbench decide: the command line of the sequential run (decide.py)."""
 
-import json
 import os
 import sys
 
-import yaml
-
+from rally_container_bench.decide import settings as decide_settings
 from rally_container_bench.validity import compute_hosts as host_access
-
-DEFAULTS = {"budget_s": 600, "max_rounds": 6, "pairs_per_round": 3}
-# the decide mapping's keys besides DEFAULTS'
-OTHER_SETTINGS = ("margins", "harness_yields")
-MARGIN_KINDS = ("cpu", "memory", "disk", "network", "footprint", "phase",
-                "default")
-
-
-def margins_of(default, items, auto=True):
-    """{kind: fraction or "auto"} from --margin and KIND=VALUE items."""
-    margins = {"default": default}
-    for item in items or []:
-        kind, _, value = item.partition("=")
-        if kind not in MARGIN_KINDS or not value:
-            raise ValueError("margin %s: give KIND=FRACTION or KIND=auto, "
-                             "KIND one of %s"
-                             % (item, ", ".join(MARGIN_KINDS)))
-        if value == "auto" and not auto:
-            raise ValueError("margin %s: auto is for rcbench decide, which "
-                             "chooses it from its first round" % item)
-        margins[kind] = value if value == "auto" else float(value)
-    return margins
 
 
 def _rally(config_file=None):
@@ -37,85 +13,45 @@ def _rally(config_file=None):
     return argv + (["--config-file", config_file] if config_file else [])
 
 
-def read_task_args(path, text):
-    """The task's args: its args file's, with --task-args (JSON) over."""
-    task_args = {}
-    if path:
-        with open(path) as f:
-            task_args = yaml.safe_load(f) or {}
-    if text:
-        try:
-            given = json.loads(text)
-        except ValueError as e:
-            raise ValueError("--task-args is not JSON: %s" % e)
-        if not isinstance(given, dict):
-            raise ValueError("--task-args is a JSON object, not %r"
-                             % (given,))
-        task_args.update(given)
-    return task_args
-
-
-def settings_of(task_args, given=None):
-    """The decide mapping of the task args (popped), over DEFAULTS.
-
-    given: {key: value or None} from the command line, over the file's.
-    """
-    settings = dict(DEFAULTS, **task_args.pop("decide", {}) or {})
-    for key, value in (given or {}).items():
-        if value is not None:
-            settings[key] = value
-    unknown = sorted(set(settings) - set(DEFAULTS) - set(OTHER_SETTINGS))
-    if unknown:
-        raise ValueError("decide: unknown setting(s) %s; known: %s"
-                         % (", ".join(unknown),
-                            ", ".join(list(DEFAULTS) + list(OTHER_SETTINGS))))
-    if settings["budget_s"] <= 0 or settings["max_rounds"] < 1 \
-            or settings["pairs_per_round"] < 1:
-        raise ValueError("budget_s > 0, max_rounds >= 1 and "
-                         "pairs_per_round >= 1, not %r" % settings)
-    settings.setdefault("harness_yields", False)
-    if not isinstance(settings["harness_yields"], bool):
-        raise ValueError("decide: harness_yields is true or false, not %r"
-                         % settings["harness_yields"])
-    return settings
-
-
 def given_settings(args):
     """The decide settings the command line gives (None: not given)."""
-    given = {key: getattr(args, key) for key in DEFAULTS}
+    given = {key: getattr(args, key) for key in decide_settings.DEFAULTS}
     if args.harness_yields is not None:
         given["harness_yields"] = args.harness_yields == "true"
     return given
 
 
 def _run(args):
-    from rally_container_bench import decide
-    from rally_container_bench import rally_reads
+    from rally_container_bench.decide import plan as planner
+    from rally_container_bench.decide import rally_reads
+    from rally_container_bench.decide import run as decide
     from rally_container_bench.report import render
 
-    task_args = read_task_args(args.task_args_file, args.task_args)
+    task_args = decide_settings.read_task_args(args.task_args_file,
+                                               args.task_args)
     try:
-        task_args, hosts_from = with_compute_hosts(
+        task_args, hosts_from = decide_settings.with_compute_hosts(
             task_args, args.compute_hosts, args.env,
             rally_reads.RallyReads(args.rally_config))
-    except (decide.DecideError, rally_reads.RallyReadError,
+    except (planner.DecideError, rally_reads.RallyReadError,
             host_access.ComputeHostError) as e:
         print("rcbench decide: error: %s" % e, file=sys.stderr)
         return 2
     if hosts_from:
         print("compute hosts from %s: each test paired with a native twin "
               "on its instance's host" % hosts_from)
-    settings = settings_of(task_args, given_settings(args))
+    settings = decide_settings.settings_of(task_args, given_settings(args))
     given = sorted((settings.get("margins") or {}).items())
-    margins = margins_of(args.margin, ["%s=%s" % item for item in given]
-                         + (args.margin_for or []))
+    margins = decide_settings.margins_of(
+        args.margin, ["%s=%s" % item for item in given]
+        + (args.margin_for or []))
     try:
         summary, report = decide.decide(
             _rally(args.rally_config), args.task, task_args, args.env,
             args.out, settings["budget_s"], settings["max_rounds"],
             settings["pairs_per_round"], margins,
             harness_yields=settings["harness_yields"])
-    except (decide.DecideError, rally_reads.RallyReadError) as e:
+    except (planner.DecideError, rally_reads.RallyReadError) as e:
         print("\nrcbench decide: error: %s" % e, file=sys.stderr)
         return 2
     print()
@@ -128,31 +64,6 @@ def _run(args):
     if summary["interrupted"]:
         return 130
     return 1 if summary["sla_failed"] else 0
-
-
-def with_compute_hosts(task_args, path, env, reads, refuse=True):
-    """(task_args with the compute hosts found, where they came from).
-
-    --compute-hosts FILE (path), else the task args', else the Rally
-    env's extras (validity.compute_hosts.resolve). refuse: DecideError on
-    a cloud env where none is found (decide.refuse_unpaired).
-    """
-    from rally_container_bench import decide
-    env_data = reads.env_data(env)
-    task_args, where = host_access.resolve(
-        task_args, path, (env_data or {}).get("extras"))
-    if refuse:
-        decide.refuse_unpaired(env_data, task_args, lambda: _visible_hosts(
-            env, reads.config_file))
-    return task_args, where
-
-
-def _visible_hosts(env, config_file):
-    from rally_container_bench import cloud_leftovers
-    try:
-        return cloud_leftovers.Cloud.of_env(env, config_file).compute_hosts()
-    except Exception as e:
-        return {"openstack": "not listed (%s)" % e}
 
 
 def add_parser(sub):
@@ -181,15 +92,17 @@ def add_parser(sub):
                         "decide.json, rally-task.log")
     p.add_argument("--budget-s", dest="budget_s", type=float,
                    help="seconds the run may take (default %d)"
-                        % DEFAULTS["budget_s"])
+                        % decide_settings.DEFAULTS["budget_s"])
     p.add_argument("--max-rounds", dest="max_rounds", type=int,
                    help="rounds at most: alpha is spent over them "
-                        "(default %d)" % DEFAULTS["max_rounds"])
+                        "(default %d)"
+                        % decide_settings.DEFAULTS["max_rounds"])
     p.add_argument("--pairs-per-round", dest="pairs_per_round", type=int,
                    help="observations each cell gets per round: pairs "
                         "at concurrency 1, waves of N pairs at N (a "
                         "wave's pairs, measured at once, count once) "
-                        "(default %d)" % DEFAULTS["pairs_per_round"])
+                        "(default %d)"
+                        % decide_settings.DEFAULTS["pairs_per_round"])
     p.add_argument("--harness-yields", dest="harness_yields",
                    choices=("true", "false"),
                    help="Rally's own CPU out of the pairs (over the args "
@@ -198,5 +111,5 @@ def add_parser(sub):
                    help="equivalence margin (default 0.02)")
     p.add_argument("--margin-for", action="append", metavar="KIND=FRACTION",
                    help="the margin of one kind: %s" % ", ".join(
-                       MARGIN_KINDS[:-1]))
+                       decide_settings.MARGIN_KINDS[:-1]))
     p.set_defaults(func=_run)

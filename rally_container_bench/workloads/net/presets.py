@@ -5,8 +5,8 @@ wrk on a 1 KiB file with 1 or 16 connections (the kata-vs-runc HTTP study
 steps the connection count; a task lists the counts it wants).
 """
 
-from rally_container_bench.netload import http
-from rally_container_bench.netload import iperf3
+from rally_container_bench.workloads.net import http
+from rally_container_bench.workloads.net import iperf3
 
 _PRESETS = {
     "iperf3-quick": (iperf3, dict(time=3)),

@@ -1,0 +1,240 @@
+"""rcbench decide: rounds until every cell has a verdict, or the budget ends.
+
+A round is one Rally task of the task file (the local one, or the cloud's
+tasks/kvm_vs_docker.yaml), given a ``plan``: the cells (platform x
+concurrency, with the tests still undecided there) in a seeded shuffled
+order, each instance's test paired with its native twin (on a cloud: on
+the instance's compute host, where the args give compute_hosts).
+After each round the comparison report is built over every round so far,
+at the sequential alpha (report/sequential.py: alpha / max_rounds per
+look); a cell whose headline metric has a verdict is measured no more.
+The run stops when every cell is decided, when max_rounds are done, or
+when the next round would not fit in the budget (estimated from each
+cell's last duration). Native alone runs in the first round only: its own
+level for the report; every verdict comes from the pairs.
+
+Rally runs as a child process (its output in rally-task.log); the
+progress is one updating line on a terminal, plain lines in a file.
+"""
+
+import json
+import os
+import sys
+import time
+
+from rally_container_bench.decide import budget
+from rally_container_bench.decide import plan as planner
+from rally_container_bench.decide import rally_reads
+from rally_container_bench.decide import rally_runs
+from rally_container_bench.report import comparison
+from rally_container_bench.report import equivalence
+from rally_container_bench.report import render
+from rally_container_bench.report import sequential
+from rally_container_bench.workloads import tests as tests_lib
+
+
+def decide(rally, task, args, env, out, budget, max_rounds, pairs,
+           margins=None, stream=sys.stdout, tags=("rcbench-decide",),
+           harness_yields=False):
+    """Run rounds; write the reports into out; return (summary, report).
+
+    margins: {kind: fraction or "auto"}; an "auto" kind's margin is chosen
+    after round 1 from the spread of its cells' pairs
+    (report.sequential.margin_from_noise), its floor the default margin.
+    harness_yields: Rally at the lowest CPU priority (rally_runs.yield_cpu;
+    how: yield_kind).
+    """
+    run = SequentialRun(rally, task, args, env, out, budget, max_rounds,
+                        pairs, margins, stream, tags, harness_yields)
+    return run.run()
+
+
+def yield_kind(args):
+    """How Rally yields the CPU for these task args (harness_yields).
+
+    A cloud task with compute_hosts runs every twin there, over SSH: Rally
+    and its children may all yield. Else the twins are Rally's children:
+    each goes into a session of its own, and only Rally's session yields,
+    through the kernel's autogroup; without autogroup a nice would be
+    inherited by the twins, so the setting is refused.
+    """
+    if args.get("compute_hosts") is not None:
+        return rally_runs.CLOUD
+    if not rally_runs.autogroup_enabled():
+        raise planner.DecideError(
+            "harness_yields without compute_hosts needs the kernel's "
+            "autogroup (%s is not 1): the native twins are Rally's "
+            "children, and a lower priority of Rally alone would be "
+            "theirs too; set it to 1 (sysctl kernel.sched_autogroup_"
+            "enabled=1) or leave harness_yields out"
+            % rally_runs.AUTOGROUP_ENABLED)
+    return rally_runs.LOCAL
+
+
+class SequentialRun:
+
+    def __init__(self, rally, task, args, env, out, budget, max_rounds,
+                 pairs, margins, stream, tags=("rcbench-decide",),
+                 harness_yields=False):
+        self.yielding = yield_kind(args) if harness_yields else None
+        self.rally, self.task, self.args, self.env = rally, task, args, env
+        self.reads = rally_reads.RallyReads.of_argv(rally)
+        self.tags = list(tags)
+        self.out, self.budget, self.looks = out, budget, max_rounds
+        self.pairs = pairs
+        self.cells = planner.cells_of(args)
+        if not self.cells:
+            raise planner.DecideError("no platform but native in the task "
+                                      "args: nothing to decide")
+        margins = dict(margins or {})
+        self.auto = sorted(k for k, v in margins.items() if v == "auto")
+        floor = margins.get("default", equivalence.DEFAULT_MARGIN)
+        if floor == "auto":
+            raise planner.DecideError("the default margin is a number; "
+                                      "'auto' is for a kind (cpu, memory, "
+                                      "disk, ...)")
+        self.margins = {k: (floor if v == "auto" else v)
+                        for k, v in margins.items()}
+        self.margin_notes = {}
+        self.natives = [(step, list(args.get("tests", [])))
+                        for step in sorted({s for (_, s) in self.cells})] \
+            if planner.natives_alone(args) else []
+        self.total = sum(len(t) for t in self.cells.values())
+        self.progress = rally_runs.Progress(budget, stream)
+        self.progress.state.update(looks=max_rounds, cells=self.total,
+                                   decided=0)
+        self.log_path = os.path.join(out, "rally-task.log")
+
+    def run(self):
+        os.makedirs(self.out, exist_ok=True)
+        open(self.log_path, "a").close()  # there to follow from the start
+        with rally_runs.Interrupt() as interrupt:
+            left, uuids, rounds, document = self._rounds(interrupt)
+        if not uuids:
+            raise planner.DecideError("no round ran")
+        # rally.json is the last round's (every round's task)
+        self.reads.export(uuids, "html-static",
+                          os.path.join(self.out, "rally.html"))
+        passed = [self.reads.sla_passed(uuid) for uuid in uuids]
+        report = comparison.build([document], margins=self.margins)
+        summary = {
+            "rounds": rounds, "budget_s": self.budget,
+            "max_rounds": self.looks, "pairs_per_round": self.pairs,
+            "harness_yields": self.yielding or False,
+            "elapsed_s": round(self.progress.elapsed(), 1),
+            "cells": self.total,
+            "decided": self.total - sum(len(t) for t in left.values()),
+            "undecided": sorted(
+                "%s at %d: %s" % (p, s, ", ".join(
+                    tests_lib.resolve(test).label for test in t))
+                for (p, s), t in left.items() if t),
+            "margins": self.margins, "margins_from_noise": self.margin_notes,
+            "tasks": uuids, "interrupted": interrupt.seen,
+            "sla_failed": [u for u, ok in zip(uuids, passed) if not ok],
+            "made_by": report["made_by"]}
+        for path, text in render.files(report, self.out).items():
+            with open(path, "w") as f:
+                f.write(text)
+        with open(os.path.join(self.out, "decide.json"), "w") as f:
+            json.dump(summary, f, indent=2, sort_keys=True)
+        return summary, report
+
+    def _rounds(self, interrupt):
+        """Run the rounds.
+
+        Returns (cells left undecided, the rounds' tasks, their
+        summaries, Rally's JSON report of every round's task).
+        """
+        left, uuids, rounds = dict(self.cells), [], []
+        document = None
+        planned = left  # the cells the next round runs
+        for number in range(1, self.looks + 1):
+            started = time.monotonic()
+            plan = planner.plan_round(
+                planned, number, self.args.get("seed", 1), self.pairs,
+                self.natives if number == 1 else ())
+            uuid, cut = self._round(number, plan, interrupt)
+            if uuid is None:
+                break
+            uuids.append(uuid)
+            document = self.reads.report(
+                uuids, os.path.join(self.out, "rally.json"))
+            report = comparison.build([document], margins=self.margins)
+            seconds = time.monotonic() - started
+            if number == 1 and self.auto:
+                report = self._choose_margins(document, report)
+            left = planner.undecided(report, self.cells)
+            decided = self.total - sum(len(t) for t in left.values())
+            rounds.append({"round": number, "task": uuid, "seconds": round(
+                seconds, 1), "cells": len(plan), "decided": decided,
+                "cut_by_budget": cut})
+            self.progress.update(decided=decided)
+            self.progress.say("round %d: task %s, %s, %d of %d cells decided"
+                              % (number, uuid, rally_runs.minutes(seconds),
+                                 decided, self.total))
+            if interrupt.seen or decided == self.total:
+                break
+            costs, overhead, forms = budget.cell_costs(document, uuid, left,
+                                                       seconds)
+            room = self.budget - self.progress.elapsed()
+            planned = budget.fit_cells(left, costs, overhead, room, forms,
+                                       first=planner.unanswered(report, left))
+            undecided_now = sum(1 for tests in left.values() if tests)
+            if not planned:
+                self.progress.say("stopping: another round would not end "
+                                  "within the budget of %s"
+                                  % rally_runs.minutes(self.budget))
+                break
+            if len(planned) < undecided_now:
+                self.progress.say(
+                    "next round: the %d undecided cell(s) of %d that fit "
+                    "in the %s left" % (len(planned), undecided_now,
+                                        rally_runs.minutes(room)))
+        return left, uuids, rounds, document
+
+    def _round(self, number, plan, interrupt):
+        """Run round number.
+
+        Returns its task's uuid (None when interrupted) and whether the
+        budget ended it after a workload (rally_runs.BudgetStop).
+        """
+        round_args = dict(self.args, plan=plan, round_number=number,
+                          looks=self.looks, paired=True)
+        self.progress.update(round=number)
+        offset = os.path.getsize(self.log_path) \
+            if os.path.exists(self.log_path) else 0
+        uuid, code, cut = rally_runs.run_round(
+            self.rally, self.task, round_args, self.env, self.log_path,
+            self.progress, plan, self.tags, interrupt, self.yielding)
+        if interrupt.seen and uuid is None:
+            return None, False
+        status = self.reads.status(uuid) if uuid \
+            else "not started"
+        if status not in ("finished", "aborted"):
+            raise planner.DecideError(
+                "round %d: task %s is %s (rally exit %d): %s"
+                % (number, uuid, status, code,
+                   rally_runs.errors(self.log_path, offset)))
+        return uuid, cut
+
+    def _choose_margins(self, document, report):
+        """Margins of the auto kinds from round 1's cells of each kind.
+
+        For the waves the whole run plans (pairs_per_round x max_rounds),
+        so the margin does not hang on how long round 1 took; never above
+        MAX_AUTO_MARGIN, beyond which "equivalent" would say nothing.
+        """
+        rounds = self.looks
+        spreads = planner.pair_spreads(report, self.cells)
+        for kind in self.auto:
+            sd = planner.upper_quartile(spreads[kind])
+            chosen = sequential.margin_from_noise(
+                sd, self.pairs * rounds, self.looks,
+                floor=self.margins.get(kind))
+            self.margins[kind] = min(planner.MAX_AUTO_MARGIN, chosen)
+            self.margin_notes[kind] = {"pair_sd": sd, "pairs": self.pairs
+                                       * rounds, "margin": self.margins[kind]}
+            self.progress.say(planner.margin_message(
+                kind, self.margins[kind], sd, len(spreads[kind]),
+                self.pairs * rounds))
+        return comparison.build([document], margins=self.margins)
