@@ -305,7 +305,7 @@ class Driver(abc.ABC):
         Run on the instance's (compute) host; None where the engine
         cannot say. For an instance on another host (a cloud's): its CPU
         there is counted as the measurement's own
-        (validity.hosts.ComputeHost).
+        (validity.compute_host.ComputeHost).
         """
         return None
 

@@ -23,20 +23,19 @@ import signal
 import subprocess
 import time
 
+from rally_container_bench.core import proc
+
 
 def start_ticks(pid):
     """When pid started (clock ticks after boot), or None if there is none.
 
     A zombie still has its start time: it holds its pid until reaped.
     """
+    text = proc.read_stat(pid)
     try:
-        with open("/proc/%d/stat" % pid) as f:
-            # the command name may hold spaces and parentheses: fields
-            # are counted after its closing parenthesis (state is field 3)
-            fields = f.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError, ValueError):
+        return None if text is None else proc.start_ticks(text)
+    except (ValueError, IndexError):
         return None
-    return int(fields[19])
 
 
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
@@ -60,21 +59,20 @@ def command_name(pid):
 
 def parent(pid):
     """pid's parent pid, or None if there is no process at pid."""
+    text = proc.read_stat(pid)
     try:
-        with open("/proc/%d/stat" % pid) as f:
-            return int(f.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
+        return None if text is None else proc.ppid(text)
+    except (ValueError, IndexError):
         return None
 
 
 def running(pid):
     """True if pid runs (a zombie does not)."""
+    text = proc.read_stat(pid)
     try:
-        with open("/proc/%d/stat" % pid) as f:
-            state = f.read().rsplit(")", 1)[-1].split()[0]
-    except (OSError, IndexError):
+        return text is not None and proc.state(text) not in ("Z", "X")
+    except (ValueError, IndexError):
         return False
-    return state not in ("Z", "X")
 
 
 class Recorded(collections.namedtuple("Recorded", "pid start")):

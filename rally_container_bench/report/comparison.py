@@ -154,7 +154,8 @@ def build(documents, title=None, margins=None):
             collected.environments.values()),
             "report": dict(provenance.facts())},
         "noise": disturbance.noise(rows, kind_of),
-        "warnings": _warnings(collected) + _off_host_warnings(off_host) + [
+        "warnings": _warnings(collected)
+        + placement.off_host_warnings(off_host) + [
             "compute host %(host)s: its native twins measured %(metric)s "
             "at concurrency %(concurrency)s %(verdict)s than the other "
             "hosts' by %(pct)+.1f %%: its hardware or load differs (each "
@@ -292,7 +293,7 @@ def _row(metric, label, concurrency, values, collected, margin,
             effect = equivalence.effect(
                 own, native, metric["higher_is_better"], margin, alpha,
                 moments.get(own_key), moments.get(native_key))
-            effect, across = _across_hosts(effect, off_host)
+            effect, across = placement.across_hosts(effect, off_host)
     notes = [n for n in (summary.note, comparison.note) if n]
     if across:
         notes.insert(0, across)
@@ -339,48 +340,6 @@ def _row(metric, label, concurrency, values, collected, margin,
         "off_host": off_host if across else None,
         "note": "; ".join(notes),
     }
-
-
-def _across_hosts(effect, off_host):
-    """(effect, note) of an unpaired cell against native on another host.
-
-    Its difference and CI stay, labelled; its verdict goes, unless the
-    task states the hosts identical.
-    """
-    if off_host is None:
-        return effect, None
-    where = ("native on %s, this cell on %s"
-             % (", ".join(off_host["native_hosts"]),
-                ", ".join(off_host["hosts"])))
-    if off_host["stated_identical"]:
-        return effect, "across hosts, stated identical (%s; %s: true)" % (
-            where, placement.STATED_IDENTICAL)
-    if effect.verdict is not None:
-        effect = effect._replace(verdict=placement.NOT_COMPARABLE,
-                                 needed=None, tost_p=None)
-    return effect, ("against the Rally host's native, not this instance's "
-                    "host (%s): no verdict. %s" % (where, PAIR_THEM))
-
-
-PAIR_THEM = ("Pair each test with a native twin on the instance's compute "
-             "host: give compute_hosts (rcbench decide --compute-hosts "
-             "FILE; the guide's 'Running against your cloud', native twins "
-             "on the compute hosts), or state that the Rally host is the "
-             "same hardware (NativeHost.sysbench's %s: true; "
-             "tasks/kvm_vs_docker.yaml: native_host_identical: true)"
-             % placement.STATED_IDENTICAL)
-
-
-def _off_host_warnings(off_host):
-    cells = ["%s at %s (on %s)" % (label, step, ", ".join(found["hosts"]))
-             for (label, step), found in sorted(off_host.items())
-             if not found["stated_identical"]]
-    if not cells:
-        return []
-    return ["not comparable: %s ran with no native twin on the instance's "
-            "host, against native measured on another host: their "
-            "differences are shown, with no verdict. %s."
-            % ("; ".join(cells), PAIR_THEM)]
 
 
 def _rounds(metric, label, concurrency, by_round):

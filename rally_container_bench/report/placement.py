@@ -64,6 +64,48 @@ def off_native_host(collected):
     return found
 
 
+def across_hosts(effect, off_host):
+    """(effect, note) of an unpaired cell against native on another host.
+
+    Its difference and CI stay, labelled; its verdict goes, unless the
+    task states the hosts identical.
+    """
+    if off_host is None:
+        return effect, None
+    where = ("native on %s, this cell on %s"
+             % (", ".join(off_host["native_hosts"]),
+                ", ".join(off_host["hosts"])))
+    if off_host["stated_identical"]:
+        return effect, "across hosts, stated identical (%s; %s: true)" % (
+            where, STATED_IDENTICAL)
+    if effect.verdict is not None:
+        effect = effect._replace(verdict=NOT_COMPARABLE,
+                                 needed=None, tost_p=None)
+    return effect, ("against the Rally host's native, not this instance's "
+                    "host (%s): no verdict. %s" % (where, PAIR_THEM))
+
+
+PAIR_THEM = ("Pair each test with a native twin on the instance's compute "
+             "host: give compute_hosts (rcbench decide --compute-hosts "
+             "FILE; the guide's 'Running against your cloud', native twins "
+             "on the compute hosts), or state that the Rally host is the "
+             "same hardware (NativeHost.sysbench's %s: true; "
+             "tasks/kvm_vs_docker.yaml: native_host_identical: true)"
+             % STATED_IDENTICAL)
+
+
+def off_host_warnings(off_host):
+    cells = ["%s at %s (on %s)" % (label, step, ", ".join(found["hosts"]))
+             for (label, step), found in sorted(off_host.items())
+             if not found["stated_identical"]]
+    if not cells:
+        return []
+    return ["not comparable: %s ran with no native twin on the instance's "
+            "host, against native measured on another host: their "
+            "differences are shown, with no verdict. %s."
+            % ("; ".join(cells), PAIR_THEM)]
+
+
 def spread_cells(collected):
     """{(label, concurrency): [hosts]} of cells on more than one host."""
     return {key: sorted(hosts) for key, hosts in collected.placement.items()

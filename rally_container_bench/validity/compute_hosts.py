@@ -1,7 +1,8 @@
 """Where an instance ran, and how the Rally host reaches that host.
 
 On a cloud "the host" of a measurement is the instance's compute host:
-its native twin runs there and its load is read there (hosts.ComputeHost),
+its native twin runs there and its load is read there
+(compute_host.ComputeHost),
 never on the Rally host. ``compute_hosts`` (a task argument) says how
 the Rally host logs in to each: one template for all, and overrides per
 host name (as Nova's OS-EXT-SRV-ATTR:host or Zun's host give it)::

@@ -8,6 +8,8 @@ other.
 import collections
 import os
 
+from rally_container_bench.core import proc
+
 # Median CPU steal above which a step's host is called disturbed.
 STEAL_LIMIT = 0.02
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -91,9 +93,7 @@ def host_load(before, after):
 
 def parse_process_stat(text):
     """/proc/<pid>/stat -> (ppid, CPU ticks of it and its reaped children)."""
-    fields = text.rsplit(")", 1)[1].split()
-    # after the name: state ppid ... utime(11) stime cutime cstime
-    return int(fields[1]), sum(int(v) for v in fields[11:15])
+    return proc.ppid(text), proc.cpu_ticks(text)
 
 
 def parse_processes(text):
@@ -110,7 +110,7 @@ def parse_processes(text):
 
 def parse_state(text):
     """/proc/<pid>/task/<tid>/stat -> the thread's state (R: runnable)."""
-    return text.rsplit(")", 1)[1].split(None, 1)[0]
+    return proc.state(text)
 
 
 def tree_pids(processes, root):

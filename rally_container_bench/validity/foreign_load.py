@@ -230,7 +230,7 @@ def disturbed(load, limit, saturated_share=SATURATED_SHARE):
 
     saturated_share of limit (default a third) of foreign load where the
     host had no idle CPU (saturated). Also where more than limit cores
-    were the harness's unplaced CPU (hosts.ComputeHost._with_harness):
+    were the harness's unplaced CPU (compute_host.ComputeHost._with_harness):
     counted as the host's own, they may hide that much foreign load.
     /proc/stat counts in ticks: over a short run a few ticks of rounding
     read as tenths of a core, so they are allowed for.

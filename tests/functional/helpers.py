@@ -16,6 +16,7 @@ import time
 import unittest
 import uuid
 
+from rally_container_bench.core import processes as core_processes
 from rally_container_bench.decide import rally_tasks
 from rally_container_bench.engines import catalog
 from rally_container_bench.engines import registry
@@ -358,16 +359,15 @@ def firewalled_docker_network(testcase, conf):
 def processes(pattern):
     """PIDs of live (not zombie) processes whose command line has pattern."""
     found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+    for pid in map(int, filter(str.isdigit, os.listdir("/proc"))):
         try:
-            with open("/proc/%s/cmdline" % pid, "rb") as f:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
                 cmdline = f.read().replace(b"\0", b" ").decode()
-            with open("/proc/%s/stat" % pid) as f:
-                state = f.read().rsplit(")", 1)[-1].split()[0]
         except OSError:
             continue
-        if pattern in cmdline and state != "Z" and int(pid) != os.getpid():
-            found.append(int(pid))
+        if pattern in cmdline and pid != os.getpid() \
+                and core_processes.running(pid):
+            found.append(pid)
     return found
 
 

@@ -18,6 +18,7 @@ from unittest import mock
 
 from rally_container_bench.core import processes
 from rally_container_bench.engines.native import instance as native
+from rally_container_bench.validity import compute_host
 from rally_container_bench.validity import cpu
 from rally_container_bench.validity import foreign_load
 from rally_container_bench.validity import hosts
@@ -230,7 +231,7 @@ class ParsingTestCase(unittest.TestCase):
             "== processes", "30 (qemu) S 1 0 0 0 0 0 0 0 0 0 5 5 0 0",
             "31 (qemu) S 30 0 0 0 0 0 0 0 0 0 10 0 0 0",
             "== end"])
-        reading = hosts.parse_reading(text, 7.0, "compute-2", {
+        reading = compute_host.parse_reading(text, 7.0, "compute-2", {
             "vm1": "/sys/fs/cgroup/cpuacct/machine/vm1/cpuacct.usage",
             "lxc1": "pid:30"})
         self.assertEqual("compute-2", reading.host)
@@ -241,7 +242,7 @@ class ParsingTestCase(unittest.TestCase):
         self.assertEqual(2, reading.running)
 
     def test_a_reading_cut_short_is_an_error(self):
-        self.assertRaises(ValueError, hosts.parse_reading,
+        self.assertRaises(ValueError, compute_host.parse_reading,
                           "== stat\ncpu 1 2 3 4\n", 0, "h", {})
 
 
@@ -366,7 +367,7 @@ class RealHostTestCase(unittest.TestCase):
             self.assertLess(time.monotonic(), deadline)
             time.sleep(0.05)
         path = "/proc/%d/stat" % child.pid
-        real_read = hosts._read
+        real_read = hosts.read_file
 
         def reaped_first(name):
             if name == path and child.returncode is None:
@@ -374,7 +375,7 @@ class RealHostTestCase(unittest.TestCase):
                 child.wait()
             return real_read(name)
 
-        with mock.patch.object(hosts, "_read", reaped_first):
+        with mock.patch.object(hosts, "read_file", reaped_first):
             reading = hosts.LocalHost(self.conf).read()
         self.assertIsNotNone(child.returncode)
         used = _used(resource.RUSAGE_SELF) + _used(resource.RUSAGE_CHILDREN)
@@ -408,8 +409,8 @@ class RealHostTestCase(unittest.TestCase):
         # reads is this machine's, but only through that command. A
         # stand-in for another machine unless same_kernel (the boot id
         # check, which would find this one, is skipped).
-        host = hosts.ComputeHost("compute-x", native.NativeExecutor(),
-                                 self.conf)
+        host = compute_host.ComputeHost("compute-x",
+                                        native.NativeExecutor(), self.conf)
         host.done_file = os.path.join(self.conf.daemon_state_dir, "done")
         if not same_kernel:
             host._same_kernel = False

@@ -141,6 +141,15 @@ class LayeringTestCase(unittest.TestCase):
                        "rally_container_bench.cli.main",
                        "imports a higher layer"), found)
 
+    def test_no_module_over_400_lines(self):
+        long = {}
+        for module, path in graph.package_modules().items():
+            with open(path) as f:
+                lines = sum(1 for _ in f)
+            if lines > 400:
+                long[module] = lines
+        self.assertEqual({}, long)
+
     def test_a_module_at_the_package_root_is_in_no_layer(self):
         with self.assertRaisesRegex(ValueError, "in no layer"):
             self.check({"helpers.py": ""})

@@ -9,6 +9,7 @@ from unittest import mock
 from rally import plugins as rally_plugins
 
 from rally_container_bench.core import base
+from rally_container_bench.engines.openstack import api
 from rally_container_bench.engines.openstack import nova
 from rally_container_bench.images import guest
 from rally_container_bench.report import results
@@ -23,7 +24,7 @@ class TimestampTestCase(unittest.TestCase):
              "start_time": "2026-11-22T20:03:29.000000",
              "finish_time": "2026-11-22T20:03:41.250000"}]},
             {"action": "delete", "events": None}]
-        times = nova.action_event_times(actions)
+        times = api.action_event_times(actions)
         key = "create.compute__do_build_and_run_instance"
         self.assertEqual(12.25, times[key + ".finish"]
                          - times[key + ".start"])
@@ -200,13 +201,13 @@ class SettledActionsTestCase(unittest.TestCase):
     def test_reads_again_until_every_event_finished(self):
         reads = iter([self.actions(None), self.actions(None),
                       self.actions("2026-11-22T20:03:41")])
-        settled = nova.settled_actions(lambda: next(reads), 0.01)
-        self.assertEqual([], nova.unfinished_events(settled))
+        settled = api.settled_actions(lambda: next(reads), 0.01)
+        self.assertEqual([], api.unfinished_events(settled))
 
     def test_gives_up_after_the_grace_time_with_what_it_has(self):
-        settled = nova.settled_actions(lambda: self.actions(None), 0.01,
-                                       grace=0.05)
-        self.assertEqual(1, len(nova.unfinished_events(settled)))
+        settled = api.settled_actions(lambda: self.actions(None), 0.01,
+                                      grace=0.05)
+        self.assertEqual(1, len(api.unfinished_events(settled)))
 
 
 class ImageFormsTestCase(unittest.TestCase):
@@ -332,7 +333,7 @@ class SentAgainTestCase(unittest.TestCase):
     """
 
     def setUp(self):
-        patcher = mock.patch.object(nova.time, "sleep")
+        patcher = mock.patch.object(api.time, "sleep")
         self.sleeps = patcher.start()
         self.addCleanup(patcher.stop)
 
@@ -351,20 +352,20 @@ class SentAgainTestCase(unittest.TestCase):
         from keystoneauth1 import exceptions as ks
         request, calls = self.api(ks.ConnectTimeout("timed out"),
                                   ks.ConnectFailure("refused"), "server")
-        self.assertEqual("server", nova.sent(request, "creating s"))
+        self.assertEqual("server", api.sent(request, "creating s"))
         self.assertEqual(3, len(calls))
 
     def test_gives_up_after_its_attempts(self):
         from keystoneauth1 import exceptions as ks
         request, calls = self.api(*[ks.ConnectTimeout("timed out")] * 3)
         with self.assertRaises(ks.ConnectTimeout):
-            nova.sent(request, "creating s")
-        self.assertEqual(nova.CREATE_ATTEMPTS, len(calls))
+            api.sent(request, "creating s")
+        self.assertEqual(api.CREATE_ATTEMPTS, len(calls))
 
     def test_a_request_that_may_have_arrived_is_not_sent_again(self):
         from keystoneauth1 import exceptions as ks
         for error in (ks.ConnectionError("reset"), ValueError("400")):
             request, calls = self.api(error, "server")
             with self.assertRaises(type(error)):
-                nova.sent(request, "creating s")
+                api.sent(request, "creating s")
             self.assertEqual(1, len(calls))

@@ -16,6 +16,7 @@ from xml.sax import saxutils
 from rally_container_bench.core import base
 from rally_container_bench.core import labels
 from rally_container_bench.core import ports
+from rally_container_bench.core import processes
 from rally_container_bench.core import ssh
 from rally_container_bench.core import tuning as tuning_lib
 from rally_container_bench.engines.libvirt import acceleration
@@ -63,17 +64,8 @@ def _qemu_pid(name):
 def _qemu_start_time(name):
     """Epoch seconds at which the domain's QEMU process started."""
     pid = _qemu_pid(name)
-    if pid is None:
-        return None
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
-        with open("/proc/stat") as f:
-            boot = next(int(line.split()[1]) for line in f
-                        if line.startswith("btime"))
-    except (OSError, ValueError, StopIteration):
-        return None
-    return boot + ticks / os.sysconf("SC_CLK_TCK")
+    ticks = None if pid is None else processes.start_ticks(pid)
+    return None if ticks is None else processes.started_at(ticks)
 
 
 class LibvirtDriver(ssh.SshDriver):

@@ -19,18 +19,16 @@ import dataclasses
 import itertools
 import logging
 import re
-import time
 
 from rally_container_bench.core import base
 from rally_container_bench.core import ssh
 from rally_container_bench.core import timestamps
+from rally_container_bench.engines.openstack import api
 
 LOG = logging.getLogger(__name__)
 
 # Fault messages from Nova can be long tracebacks.
 _FAULT_CHARS = 600
-# How long to wait for the compute service to finish its action events.
-EVENTS_GRACE_S = 30
 # Each read of one server (GET /servers/{id}) costs Nova two Neutron
 # requests (the server's ports, then its security groups' names): on the
 # 2-core test cloud, 333 of Neutron's 1189 requests in the cloud tests,
@@ -57,62 +55,9 @@ class BootRequest:
     floating_network: str | None = None
     ssh_user: str = "root"
     ssh_port: int = 22
-    # What the image targets (not sent: the image's property chooses the
+    # What the image targets (not api.sent: the image's property chooses the
     # host); a container hypervisor's servers share its kernel.
     hypervisor_type: str | None = None
-
-
-def transient_api_error(error):
-    """A poll's failure that says nothing of the instance: a busy API.
-
-    keystoneauth's connection errors (7 of 32 servers at once on the
-    2-core test cloud lost a poll to a connect timeout: nova-api's workers
-    were all busy) and HTTP 5xx answers (Zun's 500 when zun-compute did
-    not answer its RPC within 60 s).
-    """
-    from keystoneauth1 import exceptions as ks_exceptions
-    if isinstance(error, ks_exceptions.ConnectionError):
-        return True
-    code = getattr(error, "code", None) or getattr(error, "http_status", None)
-    try:
-        return 500 <= int(code) < 600
-    except (TypeError, ValueError):
-        return False
-
-
-# A create whose connection was never made is sent again, this often at
-# most, this many seconds apart.
-CREATE_ATTEMPTS = 3
-CREATE_RETRY_S = 2.0
-
-
-def never_sent(error):
-    """A request that did not reach the API: safe to send again.
-
-    keystoneauth's ConnectTimeout and ConnectFailure: no connection, so
-    no request (a read timeout may have created the instance).
-    """
-    from keystoneauth1 import exceptions as ks_exceptions
-    return isinstance(error, (ks_exceptions.ConnectTimeout,
-                              ks_exceptions.ConnectFailure))
-
-
-def sent(request, what):
-    """request()'s answer, sent again where it never reached the API.
-
-    8 of 32 libvirt-LXC servers at once on the 2-core test cloud failed
-    on their create's connect timeout (nova-api's workers all busy).
-    """
-    for attempt in range(1, CREATE_ATTEMPTS + 1):
-        try:
-            return request()
-        except Exception as e:
-            if attempt == CREATE_ATTEMPTS or not never_sent(e):
-                raise
-            LOG.warning("%s: the API did not take the connection (%s), "
-                        "sending it again (%d of %d)"
-                        % (what, e, attempt + 1, CREATE_ATTEMPTS))
-            time.sleep(CREATE_RETRY_S)
 
 
 def _seen(what):
@@ -143,39 +88,6 @@ def fixed_ipv4(addresses, network_name=None):
     return None
 
 
-def unfinished_events(actions):
-    """Events that started but have no finish time yet."""
-    return [event for action in actions
-            for event in action.get("events") or ()
-            if event.get("start_time") and not event.get("finish_time")]
-
-
-def settled_actions(read, interval, grace=EVENTS_GRACE_S):
-    """read() until no event is unfinished, for at most grace seconds.
-
-    The server (container) can be ACTIVE and answer SSH a moment before
-    the compute service writes its last event's finish time; this runs
-    untimed, after the phases.
-    """
-    deadline = time.monotonic() + grace
-    while True:
-        actions = read()
-        if not unfinished_events(actions) or time.monotonic() > deadline:
-            return actions
-        time.sleep(interval)
-
-
-def action_event_times(actions):
-    """Instance-action events as {"<action>.<event>.start|finish": epoch}."""
-    times = {}
-    for action in actions:
-        for event in action.get("events") or ():
-            key = "%s.%s" % (action["action"], event["event"])
-            times[key + ".start"] = timestamps.epoch(event.get("start_time"))
-            times[key + ".finish"] = timestamps.epoch(event.get("finish_time"))
-    return times
-
-
 class NovaDriver(ssh.SshDriver):
     """Servers of one Nova endpoint, booted from one BootRequest."""
 
@@ -203,7 +115,7 @@ class NovaDriver(ssh.SshDriver):
     def create(self, name):
         r = self.request
         nics = [{"net-id": r.network}] if r.network else "auto"
-        server = sent(lambda: self.nova.servers.create(
+        server = api.sent(lambda: self.nova.servers.create(
             name, r.image, r.flavor, nics=nics, key_name=r.key_name,
             security_groups=list(r.security_groups) or None,
             availability_zone=r.availability_zone,
@@ -227,7 +139,7 @@ class NovaDriver(ssh.SshDriver):
         return base.polled(
             lambda: any(s.id == instance.id for s in self.nova.servers.list(
                 detailed=False, search_opts=search)),
-            [], transient_api_error)
+            [], api.transient_api_error)
 
     def wait_running(self, instance, timeout):
         seen = []
@@ -238,7 +150,7 @@ class NovaDriver(ssh.SshDriver):
                     instance, "ACTIVE"):
                 return None
             server = base.polled(lambda: self._get(instance), seen,
-                                 transient_api_error)
+                                 api.transient_api_error)
             if server is None:
                 return None
             if server.status == "ERROR":
@@ -301,9 +213,9 @@ class NovaDriver(ssh.SshDriver):
                  "launched_at": timestamps.epoch(
                      getattr(server, "OS-SRV-USG:launched_at", None))}
         try:
-            actions = settled_actions(lambda: self._actions(instance),
-                                      self.conf.nova_poll_interval)
-            times.update(action_event_times(actions))
+            actions = api.settled_actions(lambda: self._actions(instance),
+                                          self.conf.nova_poll_interval)
+            times.update(api.action_event_times(actions))
         except Exception as e:  # a policy may refuse them
             times["instance_actions_unreadable"] = None
             instance.private["actions_error"] = str(e)
@@ -331,7 +243,7 @@ class NovaDriver(ssh.SshDriver):
                 return self._listed(instance) is False
             try:
                 server = base.polled(lambda: self._get(instance), seen,
-                                     transient_api_error)
+                                     api.transient_api_error)
             except nova_exceptions.NotFound:
                 return True
             if server is None:

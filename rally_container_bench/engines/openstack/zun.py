@@ -17,7 +17,7 @@ import time
 from rally_container_bench.core import base
 from rally_container_bench.core import ssh
 from rally_container_bench.core import timestamps
-from rally_container_bench.engines.openstack import nova
+from rally_container_bench.engines.openstack import api
 from rally_container_bench.images import guest
 
 # Zun lists "runtime" from 1.5 and takes the command as a list from 1.20.
@@ -127,7 +127,7 @@ def unbound_port(ports):
 
 def action_event_times(actions):
     """Container-action events as {"<action>.<event>.start|finish": epoch}."""
-    return nova.action_event_times(actions)
+    return api.action_event_times(actions)
 
 
 class ZunDriver(ssh.SshDriver):
@@ -157,7 +157,7 @@ class ZunDriver(ssh.SshDriver):
         self.admin_neutron = admin_neutron
 
     def create(self, name):
-        container = nova.sent(
+        container = api.sent(
             lambda: self.zun.containers.run(**self.request.body(name)),
             "creating container %s" % name)
         return base.Instance(name=name, id=container.uuid, ssh_host=None,
@@ -177,7 +177,7 @@ class ZunDriver(ssh.SshDriver):
         cloud failed on one such poll): the wait polls again.
         """
         return base.polled(lambda: self._get(instance), seen,
-                           nova.transient_api_error)
+                           api.transient_api_error)
 
     def wait_running(self, instance, timeout):
         seen = []
@@ -268,8 +268,8 @@ class ZunDriver(ssh.SshDriver):
         times = {"created": timestamps.epoch(
             getattr(container, "created_at", None))}
         try:
-            actions = nova.settled_actions(lambda: self._actions(instance),
-                                           self.conf.nova_poll_interval)
+            actions = api.settled_actions(lambda: self._actions(instance),
+                                          self.conf.nova_poll_interval)
             times.update(action_event_times(actions))
         except Exception as e:  # a policy may refuse them
             times["container_actions_unreadable"] = None

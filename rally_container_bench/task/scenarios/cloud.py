@@ -10,13 +10,13 @@ from rally.task import atomic
 from rally_container_bench.core import base
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import measured_runs
+from rally_container_bench.validity import compute_host
 from rally_container_bench.validity import compute_hosts as host_access
-from rally_container_bench.validity import hosts
 
 LOG = logging.getLogger(__name__)
 
 # Where an instance's tests are measured from: its compute host's view
-# (validity.hosts.ComputeHost), its native twin there, and why a test
+# (validity.compute_host.ComputeHost), its native twin there, and why a test
 # is not paired (None when it is).
 OnHost = collections.namedtuple("OnHost", "view twin unpaired")
 
@@ -103,7 +103,8 @@ class CloudInstanceMixin:
             return
         found = host_access.access(compute_hosts, host)
         conf = opts.register()
-        view = hosts.ComputeHost(host, host_access.executor(found), conf)
+        view = compute_host.ComputeHost(host, host_access.executor(found),
+                                        conf)
         scratch = None
         try:
             try:

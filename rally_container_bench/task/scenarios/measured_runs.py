@@ -303,7 +303,7 @@ class MeasuredRunsMixin:
         alike = not disturbed and any(o.disturbed for o in outcomes)
         failures = []
         for outcome in outcomes:
-            checks.append(_check_row(spec, attempt, outcome, (
+            checks.append(tables.validity_row(spec, attempt, outcome, (
                 "re-measured" if not final else
                 "left out: disturbed" if disturbed else
                 tables.USED_ALIKE if alike else "used")))
@@ -385,35 +385,3 @@ def _window(host, owned):
         return
     with host.window(owned=owned) as found:
         yield found
-
-
-def _check_row(spec, attempt, outcome, verdicts):
-    host, load, clock = outcome.host or {}, outcome.load or {}, \
-        outcome.clock or {}
-    return [
-        "%s.%s" % (spec.tool, spec.label), outcome.role, attempt + 1,
-        _rounded(host.get("busy")), _rounded(host.get("steal")),
-        host.get("running_max"), _rounded(load.get("foreign"), 3),
-        _rounded(load.get("own"), 3), _rounded(load.get("unplaced"), 3),
-        "" if not load or outcome.limit is None else _rounded(
-            foreign_load.limit_for(load, outcome.limit,
-                                   outcome.saturated_share), 3),
-        "yes" if outcome.disturbed else ("no" if load else ""),
-        "" if clock.get("ratio") is None else round(clock["ratio"], 5),
-        "yes" if clock.get("mismatch") else ("no" if clock else ""),
-        verdicts, outcome.read_on or ""]
-
-
-# host: the host whose load the run's columns were read on (the Rally
-# host, or the instance's compute host); unplaced_cores: the part of
-# own_cores that is Rally's CPU on a host with some of its machine's CPUs
-# (foreign_load.disturbed); limit_cores: the foreign cores that disturb
-# the run (a third of foreign_load_limit where the host had no idle CPU).
-CHECK_COLUMNS = ("test", "run", "attempt", "host_busy", "host_steal",
-                 "host_running_max", "foreign_cores", "own_cores",
-                 "unplaced_cores", "limit_cores", "disturbed", "clock_ratio",
-                 "clock_mismatch", "verdicts", "host")
-
-
-def _rounded(value, digits=4):
-    return "" if value is None else round(value, digits)

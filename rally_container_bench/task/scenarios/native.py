@@ -13,8 +13,8 @@ from rally_container_bench.core import ssh as ssh_login
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import sysbench_utils
+from rally_container_bench.validity import compute_host
 from rally_container_bench.validity import compute_hosts as host_access
-from rally_container_bench.validity import hosts
 
 
 @validation.add("rcbench_sysbench_tests", param_name="tests",
@@ -96,8 +96,8 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
                  "rcbench-native-XXXXXX"], timeout=60).check(
                 "mktemp on %s" % executor.instance.ssh_host).stdout.strip()
             # that host's load, read there (never this host's)
-            view = hosts.ComputeHost(executor.instance.ssh_host, executor,
-                                     opts.register())
+            view = compute_host.ComputeHost(executor.instance.ssh_host,
+                                            executor, opts.register())
             try:
                 self.run_tests(
                     view.owned(), tests, executable, scratch, timeout,

@@ -266,7 +266,7 @@ def _validity_table(checks):
                            "(guest elapsed / host elapsed; mismatch: beyond "
                            "2 % whatever the SSH latency)",
             "chart_plugin": "Table",
-            "data": {"cols": list(measured_runs.CHECK_COLUMNS),
+            "data": {"cols": list(tables.VALIDITY_COLUMNS),
                      "rows": checks}}
 
 

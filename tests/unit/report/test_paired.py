@@ -15,7 +15,6 @@ from rally_container_bench.report import diff
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import render
 from rally_container_bench.task import output_tables as tables
-from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.workloads import metrics
 
 METRIC = "sysbench.cpu.events_per_s"
@@ -36,11 +35,11 @@ def _records(value, twin, attempt=1, final=True, disturbed=False,
 
 
 def _check(attempt, run, foreign, disturbed, verdicts):
-    row = dict.fromkeys(measured_runs.CHECK_COLUMNS, "")
+    row = dict.fromkeys(tables.VALIDITY_COLUMNS, "")
     row.update(test="sysbench.cpu", run=run, attempt=attempt,
                foreign_cores=foreign, disturbed="yes" if disturbed else "no",
                verdicts=verdicts)
-    return [row[c] for c in measured_runs.CHECK_COLUMNS]
+    return [row[c] for c in tables.VALIDITY_COLUMNS]
 
 
 def _iteration(records, checks, at):
@@ -53,7 +52,7 @@ def _iteration(records, checks, at):
                                    ["runtime", "runc"]]}},
                 metrics.records_table(records),
                 {"title": "validity", "chart_plugin": "Table",
-                 "data": {"cols": list(measured_runs.CHECK_COLUMNS),
+                 "data": {"cols": list(tables.VALIDITY_COLUMNS),
                           "rows": checks}}]}}
 
 

@@ -1,0 +1,353 @@
+"""A compute host as a measurement reads it: over SSH, one command per
+Reading (validity.hosts has the Reading, and this host's own reader).
+
+The measurement's own commands on it (the native twins) run through
+ComputeHost.owned(), which marks them (an environment variable their
+children inherit) and appends the CPU of each finished one to a file
+there: marked processes alive plus that file are the measurement's own
+CPU on the host. Where a compute host is this machine (one kernel: a
+test cloud's hosts are network namespaces of it), the harness's own
+processes (Rally's SSH sessions and polls) count as the measurement's
+own there too, as they do on hosts.LocalHost.
+"""
+
+import contextlib
+import dataclasses
+import os
+import re
+import shlex
+import time
+
+from rally_container_bench.core import base
+from rally_container_bench.validity import cpu
+from rally_container_bench.validity import foreign_load
+from rally_container_bench.validity import hosts
+
+_SCRIPT = r"""
+mode=$1; key=$2; done_file=$3; stat_at=$4; sources=$5; shift 5
+stat() { echo "== stat"; grep -E '^(cpu[0-9]*|procs_running) ' /proc/stat; }
+reading() {
+    echo "== reading"
+    [ "$1" = last ] || stat
+    every=
+    for s in $sources; do
+        case $s in
+        pid:*) every=1 ;;
+        *) echo "== usage $s"; cat "$s" 2>/dev/null ;;
+        esac
+    done
+    echo "== own"
+    for p in $(grep -lzx "RCBENCH_OWN=$key" /proc/[0-9]*/environ 2>/dev/null)
+    do
+        cat "${p%/environ}/stat" 2>/dev/null
+    done
+    echo "== finished"
+    awk '{ s += $1 } END { print s + 0 }' "$done_file" 2>/dev/null
+    if [ -n "$every" ]; then
+        echo "== processes"; cat /proc/[0-9]*/stat 2>/dev/null
+    fi
+    [ "$1" != last ] || stat
+    echo "== end"
+}
+own_done() {
+    IFS=' '
+    read -r s < /proc/$$/stat
+    set -- ${s##*) }
+    echo $(( ${12} + ${13} + ${14} + ${15} )) >> "$done_file"
+}
+IFS='
+'
+if [ "$mode" != window ]; then
+    # sweep-read: first, the files of runs that ended a day ago or more
+    [ "$mode" = read ] || find "${done_file%/*}" -maxdepth 1 -type f \
+        -name 'rcbench-own-*' -mtime +0 -delete 2>/dev/null
+    reading "$stat_at"
+    own_done
+    exit 0
+fi
+reading last >&2
+"$@"
+rc=$?
+reading first >&2
+own_done
+exit $rc
+"""
+
+# Where the cgroup of a compute host's process is, and whether the host
+# mounts cgroup2 beside v1 (hybrid); $1: the pid.
+_CGROUP = r"""
+cat "/proc/$1/cgroup" && echo "== self" && cat /proc/self/cgroup || exit
+echo "== unified"
+[ -d /sys/fs/cgroup/unified ] && echo yes
+exit 0
+"""
+
+
+def split_readings(text):
+    """(text without its Readings, [each hosts.Reading's text])."""
+    rest, readings, inside = [], [], None
+    for line in text.splitlines():
+        if line == "== reading":
+            inside = []
+            continue
+        if inside is None:
+            rest.append(line)
+            continue
+        inside.append(line)
+        if line == "== end":
+            readings.append("\n".join(inside))
+            inside = None
+    if inside is not None:
+        readings.append("\n".join(inside))  # cut short: parse says so
+    return "\n".join(rest) + ("\n" if rest else ""), readings
+
+
+def parse_sections(text):
+    """{section: text} of a command's "== name" sections."""
+    found, name, lines = {}, None, []
+    for line in text.splitlines():
+        if line.startswith("== "):
+            if name is not None:
+                found[name] = "\n".join(lines)
+            name, lines = line[3:], []
+        else:
+            lines.append(line)
+    if name is not None:
+        found[name] = "\n".join(lines)
+    return found
+
+
+def parse_reading(text, at, host, sources):
+    """A hosts.Reading from the text _SCRIPT wrote. Pure.
+
+    sources: {instance name: source}.
+    """
+    sections = parse_sections(text)
+    if "end" not in sections:
+        raise ValueError("the reading of %s ended early: %r"
+                         % (host, text[-300:]))
+    cpu_times, busy, running = cpu.parse_stat(sections["stat"])
+    own = sum(ticks for _, ticks in cpu.parse_processes(
+        sections.get("own", "")).values())
+    own += sum(int(line) for line in sections.get("finished", "").split()
+               if line.isdigit())
+    processes = cpu.parse_processes(sections.get("processes", ""))
+    instances = {}
+    for name, source in sources.items():
+        seconds = hosts.seconds_of(source,
+                                   lambda path: sections["usage " + path],
+                                   lambda: processes)
+        if seconds is not None:
+            instances[name] = seconds
+    return hosts.Reading(at, host, cpu_times, running, busy / cpu.TICKS,
+                         own / cpu.TICKS, instances)
+
+
+# The hosts (ComputeHost.key) whose old DONE_FILEs this process removed.
+_SWEPT = set()
+
+
+class ComputeHost:
+    """A compute host, read through an executor that runs there.
+
+    executor: a core.base.Executor on that host (core.ssh's, as the
+    native twin's), closed with this view.
+    """
+
+    def __init__(self, name, executor, conf, timeout=60):
+        self.name = name
+        self.executor = executor
+        self.timeout = timeout
+        self.registry = foreign_load.Registry(conf, host=name)
+        # per host: hosts that share a machine (a test cloud's) must not
+        # count each other's twins
+        self.key = "%s-%s" % (foreign_load.owner_key(), re.sub(
+            r"[^A-Za-z0-9_.-]", "_", name))
+        self.done_file = "/tmp/rcbench-own-%s" % self.key
+        self._captured = None  # a window's Readings, from owned() runs
+        self._same_kernel = None  # this machine's kernel? (asked once)
+        self.machine_cpus = os.cpu_count() or 1
+
+    def _harness_seconds(self):
+        """The harness's CPU where this host is this machine, else 0.
+
+        One kernel, one /proc/stat: Rally's processes here are work of
+        the measurement on that host, not foreign load on it.
+        """
+        if self._same_kernel is None:
+            found = self.executor.run(["cat", hosts.BOOT_ID], self.timeout)
+            self._same_kernel = found.exit_code == 0 and (
+                found.stdout.strip() == hosts.read_file(hosts.BOOT_ID).strip())
+        if not self._same_kernel:
+            return 0.0
+        return cpu.tree_ticks(hosts.local_processes(),
+                              foreign_load.harness()) / cpu.TICKS
+
+    def _with_harness(self, reading, harness):
+        """The reading with the harness's CPU counted as the host's own.
+
+        Where the host has only some of this machine's CPUs (a test
+        cloud's host confined to one), the harness's processes ran on
+        any CPU: what of their CPU was on this host's is unknown, so it
+        is also kept as unplaced (foreign_load.load). Counted whole as
+        own, Rally's bursts beside a test hid a CPU hog on the host's CPU
+        (own 1.05 cores against busy 0.95 on a 1-CPU host, the test at
+        half speed read as undisturbed; 2026-11-29).
+        """
+        unplaced = harness if reading.cpu and reading.cpu.cpus and (
+            reading.cpu.cpus < self.machine_cpus) else 0.0
+        return reading._replace(own=reading.own + harness,
+                                unplaced=unplaced)
+
+    def _argv(self, mode, stat_at, sources):
+        return ["env", "RCBENCH_OWN=%s" % self.key,
+                "sh", "-c", _SCRIPT, "rcbench-host", mode, self.key,
+                self.done_file, stat_at,
+                "\n".join(sorted(set(sources.values())))]
+
+    def read(self, before=False):
+        """A hosts.Reading; before: one that opens a run's window."""
+        sources = self.registry.sources()
+        # the harness's CPU at the end of the round trip nearer the
+        # window's inside: read once, at that end
+        harness_sent = None if before else self._harness_seconds()
+        sent = time.monotonic()
+        mode = "read" if self.key in _SWEPT else "sweep-read"
+        result = self.executor.run(
+            self._argv(mode, "last" if before else "first", sources),
+            self.timeout)
+        received = time.monotonic()
+        # where in the round trip /proc/stat was read
+        at = received if before else sent
+        harness = self._harness_seconds() if before else harness_sent
+        result.check("reading the CPU of compute host %s" % self.name)
+        _SWEPT.add(self.key)
+        _, readings = split_readings(result.stdout)
+        if not readings:
+            raise ValueError("the reading of %s said nothing: %r"
+                             % (self.name, result.stdout[-300:]))
+        return self._with_harness(
+            parse_reading(readings[0], at, self.name, sources), harness)
+
+    @contextlib.contextmanager
+    def window(self, owned=False):
+        """The Readings around a run: window.readings = (before, after).
+
+        owned: the run's commands go through owned(): each carries its
+        own Readings (the first's before, the last's after are kept),
+        so the window holds no round trip. Else read before and after.
+        """
+        found = hosts.Window(self)
+        if owned:
+            self._captured = []
+        else:
+            found.before = hosts.guarded(self, before=True)
+        try:
+            yield found
+        finally:
+            captured, self._captured = self._captured, None
+            if captured:
+                found.before, found.after = captured[0][0], captured[-1][1]
+            elif found.before is not None or not owned:
+                found.after = hosts.guarded(self) if found.before else None
+
+    def register(self, name, driver, instance):
+        """Count the instance's CPU as the task's own on this host.
+
+        driver.host_pid_command(instance): the argv that prints the
+        instance's main process id on its compute host.
+        """
+        argv = driver.host_pid_command(instance)
+        if not argv:
+            raise base.DriverError("%s: its engine does not say which "
+                                   "process it is" % instance.name)
+        found = self.executor.run(argv, self.timeout)
+        pid = found.stdout.strip().split()[-1] if found.exit_code == 0 \
+            and found.stdout.strip() else ""
+        if not pid.isdigit():
+            raise base.DriverError(
+                "%s: no process of %s on compute host %s (%s): %s"
+                % (instance.name, instance.id, self.name, shlex.join(argv),
+                   (found.stderr or found.stdout).strip()[-300:]))
+        source = self._usage_source(int(pid))
+        self.registry.add(name, source)
+        return source
+
+    def _usage_source(self, pid):
+        result = self.executor.run(["sh", "-c", _CGROUP, "rcbench-cgroup",
+                                    str(pid)], self.timeout)
+        if result.exit_code != 0:
+            return "pid:%d" % pid
+        sections = parse_sections("== pid\n" + result.stdout)
+        unified = sections.get("unified", "").strip() == "yes"
+        usage = cpu.cgroup_usage_file(sections.get("pid", ""), unified)
+        own = cpu.cgroup_usage_file(sections.get("self", ""), unified)
+        if usage and usage != own and self.executor.run(
+                ["test", "-r", usage], self.timeout).exit_code == 0:
+            return usage
+        return "pid:%d" % pid
+
+    def discard(self, name):
+        self.registry.discard(name)
+
+    def owned(self, executor=None):
+        """An executor whose commands count as the measurement's own here."""
+        return OwnedExecutor(executor or self.executor, self)
+
+    def _capture(self, sent, received, stderr, sources, harness=(0, 0)):
+        """The Readings a window's command wrote: (before, after) kept.
+
+        harness: the harness's CPU here at sent and at received (its
+        work for this command's session just outside the window counts
+        as its own too).
+        """
+        rest, readings = split_readings(stderr)
+        if getattr(self, "_captured", None) is not None \
+                and len(readings) == 2:
+            self._captured.append((
+                self._with_harness(parse_reading(
+                    readings[0], sent, self.name, sources), harness[0]),
+                self._with_harness(parse_reading(
+                    readings[1], received, self.name, sources), harness[1])))
+        return rest
+
+    def close(self):
+        self.executor.close()
+
+
+class OwnedExecutor(base.Executor):
+    """Runs commands on a compute host marked as the measurement's own.
+
+    Each runs between two Readings of the host (ComputeHost.window).
+    """
+
+    def __init__(self, inner, host):
+        self.inner = inner
+        self.kind = inner.kind
+        self.host = host
+
+    @property
+    def instance(self):
+        return getattr(self.inner, "instance", None)
+
+    def run(self, argv, timeout, cwd=None):
+        argv = [str(a) for a in argv]
+        sources = self.host.registry.sources()
+        harness_sent = self.host._harness_seconds()
+        sent = time.monotonic()
+        result = self.inner.run(
+            self.host._argv("window", "-", sources) + argv, timeout,
+            cwd=cwd)
+        received = time.monotonic()
+        stderr = self.host._capture(
+            sent, received, result.stderr, sources,
+            (harness_sent, self.host._harness_seconds()))
+        # The command as the results show it: the tool's, not the mark's.
+        return dataclasses.replace(result, command=shlex.join(argv),
+                                   stderr=stderr)
+
+    def describe(self):
+        return self.inner.describe()
+
+    def close(self):
+        self.inner.close()
