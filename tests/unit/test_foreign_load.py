@@ -513,7 +513,7 @@ class RealHostTestCase(unittest.TestCase):
         old = left("rcbench-own-gone-harness-compute-x", 2 * 86400)
         recent = left("rcbench-own-other-harness-compute-x", 3600)
         other = left("unrelated", 2 * 86400)
-        with mock.patch.object(hosts, "_SWEPT", set()):
+        with mock.patch.object(compute_host, "_SWEPT", set()):
             host.read()
             self.assertFalse(os.path.exists(old))
             self.assertTrue(os.path.exists(recent))

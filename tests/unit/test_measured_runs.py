@@ -341,7 +341,7 @@ class KeptTestCase(unittest.TestCase):
         self.assertEqual([(False, True)] * 2, [
             (r.metadata["disturbed"], r.metadata.get("beside_load_alike"))
             for r in records])
-        column = measured_runs.CHECK_COLUMNS.index
+        column = tables.VALIDITY_COLUMNS.index
         self.assertEqual([("yes", tables.USED_ALIKE)] * 2, [
             (row[column("disturbed")], row[column("verdicts")])
             for row in checks])
