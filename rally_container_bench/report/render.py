@@ -4,8 +4,10 @@ import csv
 import io
 import json
 import os
+import re
 
 import jinja2
+import markupsafe
 
 from rally_container_bench.core import provenance
 from rally_container_bench.report import comparison
@@ -70,6 +72,18 @@ def ratio_cell(row):
     if row.get("round_flip"):
         text += " ↕"
     return text + _failed(row)
+
+
+def two_lines(text):
+    """A cell's value on the first line, its interval [a, b] on the second.
+
+    So that the tables of seven platforms fit the page (HTML only).
+    """
+    found = re.match(r"^(.*?) (\[[^\]]*\])(.*)$", text or "")
+    if not found:
+        return markupsafe.escape(text)
+    head, interval, rest = found.groups()
+    return markupsafe.Markup("%s%s<br>%s") % (head, rest, interval)
 
 
 def round_changes(row):
@@ -342,7 +356,7 @@ def to_html(report):
                              undefined=jinja2.StrictUndefined)
     env.filters.update(number=number, workload_cell=_workload_cell,
                        mean_cell=mean_cell, sample_sizes=_sample_sizes,
-                       round_changes=round_changes,
+                       round_changes=round_changes, two_lines=two_lines,
                        concurrency_cell=concurrency_cell)
     phase_metrics = [m for m in report["metrics"]
                      if m["headline"] and m["kind"] == "phase"]

@@ -115,7 +115,7 @@ class ComparisonInBrowserTestCase(unittest.TestCase):
         # Offline: no network is reachable, and the page must need none.
         proc = subprocess.run(
             headless_chromium(os.path.join(cls.dir.name, "profile"))
-            + ["--hide-scrollbars", "--window-size=1400,4000",
+            + ["--hide-scrollbars", "--window-size=1400,6000",
                "--screenshot=" + cls.png,
                "file://" + os.path.join(COMPARED, "comparison.html")],
             capture_output=True, text=True, timeout=120)
@@ -185,11 +185,64 @@ class ComparisonInBrowserTestCase(unittest.TestCase):
         # Lines and bars of the first platform in the figures below the
         # headline tables.
         self.assertGreater(
-            self.count(FIRST_PLATFORM, box=(0, 1200, 1400, 4000)), 3000)
+            self.count(FIRST_PLATFORM, box=(0, 1200, 1400, 6000)), 3000)
 
 
 @unittest.skipUnless(CHROMIUM, "chromium is not installed "
                                "(tools/install-deps.sh installs it)")
+class TablesFitTheWindowTestCase(unittest.TestCase):
+    """Seven platforms at 1400 px: no table of the report scrolls sideways.
+
+    The real quickstart's report (its six platforms) with a seventh made
+    of one platform's rows under another name; every details element
+    opened, the widths read by the page itself in Chromium.
+    """
+
+    PROBE = """<script>
+document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+var page = document.documentElement.clientWidth, wide = [];
+document.querySelectorAll("table").forEach(function (t, i) {
+  var r = t.getBoundingClientRect();
+  if (r.right > page + 1) wide.push(t.className + "#" + i + ":" + Math.round(r.right));
+});
+document.body.setAttribute("data-page", page);
+document.body.setAttribute("data-wide", wide.join(" ") || "none");
+document.body.setAttribute("data-scroll", document.documentElement.scrollWidth);
+</script></body>"""
+
+    def test_no_table_is_wider_than_the_page(self):
+        import json
+        from rally_container_bench.report import comparison
+        from rally_container_bench.report import render
+        with open(FIXTURE) as f:
+            report = comparison.build([json.load(f)])
+        source = next(p for p in report["platforms"]
+                      if p["label"] == "docker-runc")
+        report["platforms"].append(dict(source, label="docker-seventh"))
+        report["rows"] += [dict(row, platform="docker-seventh")
+                           for row in report["rows"]
+                           if row["platform"] == "docker-runc"]
+        self.assertEqual(7, len(report["platforms"]))
+        with tempfile.TemporaryDirectory() as scratch:
+            page = os.path.join(scratch, "comparison.html")
+            with open(page, "w") as f:
+                f.write(render.to_html(report).replace("</body>",
+                                                       self.PROBE))
+            proc = subprocess.run(
+                headless_chromium(os.path.join(scratch, "profile"))
+                + ["--proxy-server=127.0.0.1:9", "--window-size=1400,1000",
+                   "--virtual-time-budget=5000", "--dump-dom",
+                   "file://" + page],
+                capture_output=True, text=True, timeout=120)
+        found = dict(re.findall(r'data-(page|wide|scroll)="([^"]*)"',
+                                proc.stdout))
+        # 1400 px less a vertical scrollbar's width
+        self.assertGreater(int(found.get("page", 0)), 1350,
+                           proc.stderr[-2000:])
+        self.assertEqual("none", found["wide"])
+        self.assertLessEqual(int(found["scroll"]), int(found["page"]))
+
+
 class RallyReportOfflineTestCase(unittest.TestCase):
     """Rally's own HTML report, as the quickstart writes it, offline."""
 

@@ -44,3 +44,73 @@ class ForestTestCase(unittest.TestCase):
         self.assertIn("docker: cpu", svg)
         self.assertIn(forest.VERDICT_COLOURS["worse"], svg)
         self.assertEqual([], forest.figures(_report([])))
+
+
+def _step(rows):
+    """A report of one step: (platform, metric, change, low, high, verdict)."""
+    metrics = ["sysbench.cpu.events_per_s", "sysbench.memory.read.mib_per_s"]
+    return {"concurrency": [1],
+            "platforms": [{"label": p} for p in
+                          ("native", "kvm", "docker", "podman-runc",
+                           "podman-crun", "lxc")],
+            "metrics": [{"name": m, "kind": "workload", "headline": True,
+                         "higher_is_better": True} for m in metrics],
+            "rows": [{"metric": metrics[m], "platform": p, "concurrency": 1,
+                      "change": c, "change_ci_low": lo,
+                      "change_ci_high": hi, "verdict": v,
+                      "margin": 0.02 if m == 0 else 0.035}
+                     for p, m, c, lo, hi, v in rows]}
+
+
+class EveryCellVisibleTestCase(unittest.TestCase):
+    """A VM at -80 % beside containers within +-2 %: every row readable."""
+
+    ROWS = [("kvm", 0, -0.80, -0.81, -0.79, "worse"),
+            ("docker", 0, -0.002, -0.010, 0.006, "equivalent"),
+            ("lxc", 0, 0.004, -0.004, 0.012, "equivalent"),
+            ("podman-crun", 0, -0.012, -0.021, -0.003, "equivalent"),
+            ("kvm", 1, -0.78, -0.80, -0.76, "worse"),
+            ("docker", 1, -0.01, -0.02, 0.0, "equivalent"),
+            ("podman-runc", 1, 0.015, -0.005, 0.035, "inconclusive")]
+
+    def setUp(self):
+        from matplotlib.backends import backend_agg
+        self.fig, self.axes, self.data, self.texts = forest.draw(
+            _step(self.ROWS), 1)
+        backend_agg.FigureCanvasAgg(self.fig).draw()
+        self.renderer = self.fig.canvas.get_renderer()
+
+    def boxes(self, artists):
+        return [a.get_window_extent(self.renderer) for a in artists]
+
+    def test_no_text_over_any_point_or_bar(self):
+        self.assertIsNone(self.axes.get_legend())
+        texts = self.boxes(self.texts) + self.boxes(
+            self.axes.get_yticklabels()) + [
+            self.axes.title.get_window_extent(self.renderer)]
+        for data in self.boxes(self.data):
+            for text in texts:
+                self.assertFalse(data.overlaps(text), (data, text))
+
+    def test_one_percent_is_readable_for_the_near_rows(self):
+        (x0, _), (x1, _) = self.axes.transData.transform([(0, 0), (1, 0)])
+        self.assertGreaterEqual(x1 - x0, 15)
+
+    def test_a_far_row_keeps_its_value_in_words(self):
+        said = [t.get_text() for t in self.texts]
+        self.assertIn("-80.0 % [-81.0, -79.0] worse", said)
+        self.assertIn("-0.2 % [-1.0, +0.6] equivalent ±2 %", said)
+        self.assertIn("-1.0 % [-2.0, +0.0] equivalent ±3.5 %", said)
+
+    def test_rows_grouped_by_test_in_the_reports_platform_order(self):
+        labels = [r.label for r in forest.rows_of(_step(self.ROWS), 1)]
+        self.assertEqual(["kvm: cpu", "docker: cpu", "podman-crun: cpu",
+                          "lxc: cpu", "kvm: memory.read",
+                          "docker: memory.read", "podman-runc: memory.read"],
+                         labels)
+
+    def test_each_row_has_its_own_margin_band(self):
+        bands = [c for c in self.axes.collections]
+        widths = sorted({round(b.get_paths()[0].get_extents().width, 3)
+                         for b in bands})
+        self.assertEqual([4.0, 7.0], widths)
