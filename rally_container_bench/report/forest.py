@@ -84,8 +84,8 @@ def said(row):
     verdict = row.verdict or "no verdict"
     if row.verdict == "equivalent":
         verdict += " ±%g %%" % row.margin
-    return "%+.1f %% [%+.1f, %+.1f] %s" % (row.change, row.low, row.high,
-                                            verdict)
+    return "%+.1f %% [%+.1f, %+.1f] %s" % (
+        row.change, row.low, row.high, verdict)
 
 
 def draw(report, step):
