@@ -199,11 +199,14 @@ class TablesFitTheWindowTestCase(unittest.TestCase):
     """
 
     PROBE = """<script>
-document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+document.querySelectorAll("details").forEach(function (d) {
+  d.open = true;
+});
 var page = document.documentElement.clientWidth, wide = [];
 document.querySelectorAll("table").forEach(function (t, i) {
   var r = t.getBoundingClientRect();
-  if (r.right > page + 1) wide.push(t.className + "#" + i + ":" + Math.round(r.right));
+  if (r.right > page + 1)
+    wide.push(t.className + "#" + i + ":" + Math.round(r.right));
 });
 document.body.setAttribute("data-page", page);
 document.body.setAttribute("data-wide", wide.join(" ") || "none");
