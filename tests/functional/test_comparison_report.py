@@ -210,7 +210,8 @@ document.querySelectorAll("table").forEach(function (t, i) {
 });
 document.body.setAttribute("data-page", page);
 document.body.setAttribute("data-wide", wide.join(" ") || "none");
-document.body.setAttribute("data-scroll", document.documentElement.scrollWidth);
+var scroll = document.documentElement.scrollWidth;
+document.body.setAttribute("data-scroll", scroll);
 </script></body>"""
 
     def test_no_table_is_wider_than_the_page(self):
