@@ -184,11 +184,6 @@ class Daemon(object):
         return recorded is not None and recorded.signal(signum)
 
 
-def alive(pid):
-    """True if pid runs (a zombie does not)."""
-    return processes.running(pid)
-
-
 def _pid_in(path):
     try:
         with open(path) as f:

@@ -11,6 +11,7 @@ from oslo_config import cfg
 
 from rally_container_bench.core import base
 from rally_container_bench.core import daemon as daemon_process
+from rally_container_bench.core import processes
 from rally_container_bench.core import tuning
 from rally_container_bench.engines.containerd import ctr
 from rally_container_bench.engines import daemons
@@ -126,8 +127,8 @@ class RegistryTestCase(unittest.TestCase):
 class DaemonTestCase(unittest.TestCase):
 
     def test_alive_is_false_for_a_missing_pid(self):
-        self.assertTrue(daemon_process.alive(os.getpid()))
-        self.assertFalse(daemon_process.alive(2 ** 22 + 12345))
+        self.assertTrue(processes.running(os.getpid()))
+        self.assertFalse(processes.running(2 ** 22 + 12345))
 
     def test_a_crashed_daemons_own_pid_file_is_removed_before_start(self):
         dead = subprocess.Popen(["true"])
