@@ -34,9 +34,12 @@ class OciRuntime(lifecycle.LifecycleDriver):
     def global_flags(self):
         return self.oci.bare_global_flags(self.conf)
 
-    def _argv(self, *args):
+    def _plain_argv(self, *args):
         argv = [self.binary, "--root", "/run/rcbench-" + self.binary]
-        argv += self.global_flags() + list(args)
+        return argv + self.global_flags() + list(args)
+
+    def _argv(self, *args):
+        argv = self._plain_argv(*args)
         if not self.oci.needs_cgroup_namespace:
             return argv
         return mounts.entered(self.conf, argv, self.binary)
@@ -96,8 +99,13 @@ class OciRuntime(lifecycle.LifecycleDriver):
         shutil.rmtree(self._bundle(name), ignore_errors=True)
 
     def by_hand(self, name):
-        return " ".join(map(shlex.quote, self._argv(
-            "delete", self.oci.force_flag, name)))
+        args = ("delete", self.oci.force_flag, name)
+        try:
+            return " ".join(map(shlex.quote, self._argv(*args)))
+        except base.DriverError:  # the namespace is not held right now
+            return ("rcbench engines start podman, then in its mount "
+                    "namespace: " + " ".join(
+                        map(shlex.quote, self._plain_argv(*args))))
 
     def list_ours(self):
         if not os.path.isdir("/run/rcbench-" + self.binary):
