@@ -11,11 +11,11 @@ loopback: this measures the runtime, not bridge or CNI plumbing.
 """
 
 import abc
-import os
 import subprocess
 import tempfile
 
 from rally_container_bench.core import base
+from rally_container_bench.core import processes
 
 DriverError = base.DriverError
 
@@ -128,9 +128,10 @@ class LifecycleDriver(abc.ABC):
 
 
 def pid_from_file(path):
-    try:
-        with open(path) as f:
-            pid = int(f.read().strip())
-    except (OSError, ValueError):
-        return None
-    return pid if os.path.exists("/proc/%d" % pid) else None
+    """The live process a pid file names (processes.Recorded), or None.
+
+    Ours ('PID START', core.daemon) or a daemon's own (a bare pid).
+    """
+    recorded = processes.Recorded.in_pidfile(path)
+    return recorded.pid if recorded is not None and recorded.alive() \
+        else None
