@@ -50,7 +50,8 @@ def _run(args):
             _rally(args.rally_config), args.task, task_args, args.env,
             args.out, settings["budget_s"], settings["max_rounds"],
             settings["pairs_per_round"], margins,
-            harness_yields=settings["harness_yields"])
+            harness_yields=settings["harness_yields"],
+            instrument_check=settings["instrument_check"])
     except (planner.DecideError, rally_reads.RallyReadError) as e:
         print("\nrcbench decide: error: %s" % e, file=sys.stderr)
         return 2

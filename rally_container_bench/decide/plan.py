@@ -10,6 +10,8 @@ import random
 import statistics
 
 from rally_container_bench.engines import catalog
+from rally_container_bench.engines.native import instance as native
+from rally_container_bench.engines.native import throttle
 from rally_container_bench.engines import registry
 from rally_container_bench.report import comparison
 from rally_container_bench.validity import compute_hosts as host_access
@@ -66,6 +68,31 @@ def cells_of(args):
             for step in steps
             if floors.get(cell.split(":")[0], step) <= step
             <= limits.get(cell.split(":")[0], step)}
+
+
+def instrument_cells(args, cells, quota=None):
+    """({(cell, step): tests} of the instrument check, what it leaves out).
+
+    The A/A cell (native against its own twin) at every step of the run,
+    the known effect (native under a CPU quota against its twin) at its
+    lowest: report/instrument.py reads them. A local task's only (on a
+    cloud the A/A belongs beside each compute host's twins, not here).
+    quota() -> (available, why not): the kernel's CPU quota.
+    """
+    units = {platform for platform, _ in cells}
+    if not cells or args.get("compute_hosts") is not None \
+            or not units <= set(registry.INSTANCE_NAMES):
+        return {}, ["instrument check: not run (a cloud task: its A/A "
+                    "belongs on each compute host, which this run does not "
+                    "do yet)"]
+    steps = sorted({step for _, step in cells})
+    tests = list(args.get("tests", []))
+    found = {(native.AA, step): tests for step in steps}
+    ok, why = (quota or throttle.available)()
+    if not ok:
+        return found, ["instrument check: no known-effect cell (%s)" % why]
+    found[(native.SLOWED, steps[0])] = tests
+    return found, []
 
 
 def natives_alone(args):
@@ -223,15 +250,17 @@ def refuse_unpaired(env_data, task_args, list_hosts):
            host_access.GUIDE))
 
 
-def margin_message(kind, margin, sd, cells, waves):
+def margin_message(kind, margin, sd, cells, waves, aa_sd=None):
     """What rcbench decide says of an auto margin after round 1."""
+    floor = "" if aa_sd is None else (
+        "; the A/A's pairs at %.2f %%" % (100 * aa_sd))
     if sd is None:
         return ("margin of %s: +-%g %% kept, not chosen: round 1 paired no "
                 "%s test with a native twin (a margin follows the pairs' "
                 "spread), so the default stays" % (kind, 100 * margin, kind))
     return ("margin of %s: +-%g %% (from round 1: pair SD %.2f %%, the upper "
-            "quartile of %d cells, for the %d waves a cell may get)"
-            % (kind, 100 * margin, 100 * sd, cells, waves))
+            "quartile of %d cells, for the %d waves a cell may get%s)"
+            % (kind, 100 * margin, 100 * sd, cells, waves, floor))
 
 
 def label_of(report, cell):

@@ -26,6 +26,7 @@ from rally_container_bench.decide import budget
 from rally_container_bench.decide import plan as planner
 from rally_container_bench.decide import rally_reads
 from rally_container_bench.decide import rally_runs
+from rally_container_bench.engines.native import instance as native
 from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import render
@@ -35,17 +36,19 @@ from rally_container_bench.workloads import tests as tests_lib
 
 def decide(rally, task, args, env, out, budget, max_rounds, pairs,
            margins=None, stream=sys.stdout, tags=("rcbench-decide",),
-           harness_yields=False):
+           harness_yields=False, instrument_check=True):
     """Run rounds; write the reports into out; return (summary, report).
 
     margins: {kind: fraction or "auto"}; an "auto" kind's margin is chosen
     after round 1 from the spread of its cells' pairs
     (report.sequential.margin_from_noise), its floor the default margin.
     harness_yields: Rally at the lowest CPU priority (rally_runs.yield_cpu;
-    how: yield_kind).
+    how: yield_kind). instrument_check: add the A/A and known-effect
+    cells (planner.instrument_cells; report/instrument.py).
     """
     run = SequentialRun(rally, task, args, env, out, budget, max_rounds,
-                        pairs, margins, stream, tags, harness_yields)
+                        pairs, margins, stream, tags, harness_yields,
+                        instrument_check)
     return run.run()
 
 
@@ -75,17 +78,20 @@ class SequentialRun:
 
     def __init__(self, rally, task, args, env, out, budget, max_rounds,
                  pairs, margins, stream, tags=("rcbench-decide",),
-                 harness_yields=False):
+                 harness_yields=False, instrument_check=True):
         self.yielding = yield_kind(args) if harness_yields else None
         self.rally, self.task, self.args, self.env = rally, task, args, env
         self.reads = rally_reads.RallyReads.of_argv(rally)
         self.tags = list(tags)
         self.out, self.budget, self.looks = out, budget, max_rounds
         self.pairs = pairs
-        self.cells = planner.cells_of(args)
-        if not self.cells:
+        self.platform_cells = planner.cells_of(args)
+        if not self.platform_cells:
             raise planner.DecideError("no platform but native in the task "
                                       "args: nothing to decide")
+        self.instrument, self.instrument_notes = planner.instrument_cells(
+            args, self.platform_cells) if instrument_check else ({}, [])
+        self.cells = {**self.platform_cells, **self.instrument}
         margins = dict(margins or {})
         self.auto = sorted(k for k, v in margins.items() if v == "auto")
         floor = margins.get("default", equivalence.DEFAULT_MARGIN)
@@ -97,7 +103,8 @@ class SequentialRun:
                         for k, v in margins.items()}
         self.margin_notes = {}
         self.natives = [(step, list(args.get("tests", [])))
-                        for step in sorted({s for (_, s) in self.cells})] \
+                        for step in sorted({s for (_, s) in
+                                            self.platform_cells})] \
             if planner.natives_alone(args) else []
         self.total = sum(len(t) for t in self.cells.values())
         self.progress = rally_runs.Progress(budget, stream)
@@ -108,6 +115,8 @@ class SequentialRun:
     def run(self):
         os.makedirs(self.out, exist_ok=True)
         open(self.log_path, "a").close()  # there to follow from the start
+        for note in self.instrument_notes:
+            self.progress.say(note)
         with rally_runs.Interrupt() as interrupt:
             left, uuids, rounds, document = self._rounds(interrupt)
         if not uuids:
@@ -129,6 +138,9 @@ class SequentialRun:
                     tests_lib.resolve(test).label for test in t))
                 for (p, s), t in left.items() if t),
             "margins": self.margins, "margins_from_noise": self.margin_notes,
+            "instrument_cells": sorted("%s at %d" % cell
+                                       for cell in self.instrument),
+            "instrument_notes": self.instrument_notes,
             "tasks": uuids, "interrupted": interrupt.seen,
             "sla_failed": [u for u, ok in zip(uuids, passed) if not ok],
             "made_by": report["made_by"]}
@@ -225,16 +237,29 @@ class SequentialRun:
         MAX_AUTO_MARGIN, beyond which "equivalent" would say nothing.
         """
         rounds = self.looks
-        spreads = planner.pair_spreads(report, self.cells)
+        spreads = planner.pair_spreads(report, self.platform_cells)
+        floors = planner.pair_spreads(report, self.instrument_aa())
         for kind in self.auto:
             sd = planner.upper_quartile(spreads[kind])
             chosen = sequential.margin_from_noise(
                 sd, self.pairs * rounds, self.looks,
                 floor=self.margins.get(kind))
-            self.margins[kind] = min(planner.MAX_AUTO_MARGIN, chosen)
+            # never narrower than the A/A's own pairs can hold
+            aa_sd = max(floors[kind]) if floors[kind] else None
+            held = sequential.margin_from_noise(
+                aa_sd, self.pairs * rounds, self.looks,
+                floor=self.margins.get(kind))
+            self.margins[kind] = min(planner.MAX_AUTO_MARGIN,
+                                     max(chosen, held))
             self.margin_notes[kind] = {"pair_sd": sd, "pairs": self.pairs
-                                       * rounds, "margin": self.margins[kind]}
+                                       * rounds, "margin": self.margins[kind],
+                                       "aa_pair_sd": aa_sd,
+                                       "aa_margin": held}
             self.progress.say(planner.margin_message(
                 kind, self.margins[kind], sd, len(spreads[kind]),
-                self.pairs * rounds))
+                self.pairs * rounds, aa_sd))
         return comparison.build([document], margins=self.margins)
+
+    def instrument_aa(self):
+        return {cell: tests for cell, tests in self.instrument.items()
+                if cell[0] == native.AA}

@@ -14,7 +14,7 @@ from rally_container_bench.validity import compute_hosts as host_access
 
 DEFAULTS = {"budget_s": 600, "max_rounds": 6, "pairs_per_round": 3}
 # the decide mapping's keys besides DEFAULTS'
-OTHER_SETTINGS = ("margins", "harness_yields")
+OTHER_SETTINGS = ("margins", "harness_yields", "instrument_check")
 MARGIN_KINDS = ("cpu", "memory", "disk", "network", "footprint", "phase",
                 "default")
 
@@ -72,9 +72,11 @@ def settings_of(task_args, given=None):
         raise ValueError("budget_s > 0, max_rounds >= 1 and "
                          "pairs_per_round >= 1, not %r" % settings)
     settings.setdefault("harness_yields", False)
-    if not isinstance(settings["harness_yields"], bool):
-        raise ValueError("decide: harness_yields is true or false, not %r"
-                         % settings["harness_yields"])
+    settings.setdefault("instrument_check", True)
+    for flag in ("harness_yields", "instrument_check"):
+        if not isinstance(settings[flag], bool):
+            raise ValueError("decide: %s is true or false, not %r"
+                             % (flag, settings[flag]))
     return settings
 
 

@@ -37,7 +37,8 @@ def run_decided(rally, options, run_dir, log, tags):
             rally.argv, options.task, args, options.env, run_dir,
             settings["budget_s"], settings["max_rounds"],
             settings["pairs_per_round"], margins, stream=_LogStream(log),
-            tags=tags, harness_yields=settings["harness_yields"])
+            tags=tags, harness_yields=settings["harness_yields"],
+            instrument_check=settings["instrument_check"])
     except (planner.DecideError, rally_reads.RallyReadError) as e:
         return [], "not run: %s" % e, False
     uuids = summary["tasks"]

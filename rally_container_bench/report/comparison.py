@@ -13,6 +13,7 @@ import statistics
 from rally_container_bench.core import provenance
 from rally_container_bench.report import disturbance
 from rally_container_bench.report import equivalence
+from rally_container_bench.report import instrument
 from rally_container_bench.report import placement
 from rally_container_bench.report import results
 from rally_container_bench.report import sequential
@@ -66,7 +67,8 @@ ENVIRONMENT_KEYS = (
     ("engine_version", "engine version"), ("image", "image"),
     ("network", "network"), ("tuning", "tuning"), ("cpuset", "cpuset"),
     ("workdir", "work directory"), ("workdir_fs", "its filesystem"),
-    ("vcpus", "vCPUs"),
+    ("vcpus", "vCPUs"), ("known_effect", "known effect"),
+    ("pinning", "pinning"),
     ("memory_mb", "memory (MiB)")) + tools.versions_table_keys() + (
     ("host_cpu_model", "host CPU"), ("host_cpus", "host cores"),
     ("host_kernel", "host kernel"), ("host", "host"))
@@ -119,6 +121,8 @@ def build(documents, title=None, margins=None):
                 row["time_to_verdict_s"] = sequential.time_to_verdict(
                     collected, key, row["verdict"])
                 rows.append(row)
+    checked = instrument.check(rows, metrics, kind_of,
+                               collected.environments)
     steps = step_checks.of(collected)
     levels = placement.native_levels(
         collected.samples, metrics, lambda name: margin_of(name, margins))
@@ -154,7 +158,8 @@ def build(documents, title=None, margins=None):
             collected.environments.values()),
             "report": dict(provenance.facts())},
         "noise": disturbance.noise(rows, kind_of),
-        "warnings": _warnings(collected)
+        "instrument": checked,
+        "warnings": instrument.warnings(checked) + _warnings(collected)
         + placement.off_host_warnings(off_host) + [
             "compute host %(host)s: its native twins measured %(metric)s "
             "at concurrency %(concurrency)s %(verdict)s than the other "

@@ -13,6 +13,7 @@ from rally_container_bench.core import provenance
 from rally_container_bench.report import comparison
 from rally_container_bench.report import disturbance
 from rally_container_bench.report import forest
+from rally_container_bench.report import instrument
 from rally_container_bench.report import plots
 
 FILE_NAMES = {"html": "comparison.html", "csv": "comparison.csv",
@@ -232,6 +233,7 @@ def to_markdown(report, figures=()):
     for step in figures:
         lines += ["![Concurrency %s: each platform against native]"
                   "(forest-c%s.svg)" % (step, step), ""]
+    lines.extend(instrument.markdown(report.get("instrument")))
     lines.append("Platforms: " + "; ".join(
         "**%s** (%s)" % (p["label"], ", ".join(
             "%s %s" % (k, v) for k, v in p["environment"]
@@ -357,7 +359,9 @@ def to_html(report):
     env.filters.update(number=number, workload_cell=_workload_cell,
                        mean_cell=mean_cell, sample_sizes=_sample_sizes,
                        round_changes=round_changes, two_lines=two_lines,
-                       concurrency_cell=concurrency_cell)
+                       concurrency_cell=concurrency_cell,
+                       percent_of=lambda v: "–" if v is None
+                       else "%g %%" % (100 * v))
     phase_metrics = [m for m in report["metrics"]
                      if m["headline"] and m["kind"] == "phase"]
     workload_metrics = [m for m in report["metrics"]
@@ -373,6 +377,7 @@ def to_html(report):
         environment_keys=keys, environments=environments,
         made_by=made_by(report),
         findings=findings(report), forest=forest.figures(report),
+        instrument=instrument.lines(report.get("instrument")),
         json_dumps=lambda value: json.dumps(value, sort_keys=True))
 
 

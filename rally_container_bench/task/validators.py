@@ -12,6 +12,7 @@ from rally.common import validation
 
 from rally_container_bench.core import base
 from rally_container_bench.core import tuning as tuning_lib
+from rally_container_bench.engines.native import throttle
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench.workloads import tests as tests_lib
@@ -166,6 +167,22 @@ class LocalExecutableValidator(validation.Validator):
         if shutil.which(value) is None:
             self.fail("%s: %r is not an executable on this host (install "
                       "it, or give its path)" % (self.param_name, value))
+
+
+@validation.configure(name="rcbench_cpu_quota")
+class CpuQuotaValidator(validation.Validator):
+    """Where the argument withholds CPU time, the kernel's quota is here."""
+
+    def __init__(self, param_name):
+        super().__init__()
+        self.param_name = param_name
+
+    def validate(self, context, config, plugin_cls, plugin_cfg):
+        if not _arg(config, self.param_name):
+            return
+        ok, why = throttle.available()
+        if not ok:
+            self.fail("%s: %s" % (self.param_name, why))
 
 
 @validation.configure(name="rcbench_writable_directory")

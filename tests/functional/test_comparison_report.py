@@ -181,6 +181,26 @@ class ComparisonInBrowserTestCase(unittest.TestCase):
         self.assertIn('class="note"', dom)
         self.assertIn("re-measured", dom)
 
+    def test_a_false_aa_decision_is_a_warning_box_by_the_check(self):
+        # A stand-in run (tests/unit/report/test_instrument.py's document,
+        # labelled so) whose A/A cell is forced 10 % apart: a false
+        # decision, which the page must put before the reader.
+        from rally_container_bench.report import comparison
+        from rally_container_bench.report import render
+        from tests.unit.report import test_instrument
+        report = comparison.build([test_instrument.document(aa=0.9)],
+                                  margins={"cpu": 0.03})
+        path = os.path.join(self.dir.name, "false-aa.html")
+        with open(path, "w") as f:
+            f.write(render.to_html(report))
+        dom = helpers.offline_dom("file://" + path, os.path.join(
+            self.dir.name, "false-aa-profile"))
+        check = dom.index('id="instrument-check"')
+        warning = dom.index('class="warning"')
+        self.assertLess(check, warning)
+        self.assertLess(warning, dom.index('id="headline"'))
+        self.assertIn("false decision", dom[warning:warning + 600])
+
     def test_plots_are_drawn(self):
         # Lines and bars of the first platform in the figures below the
         # headline tables.

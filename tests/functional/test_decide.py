@@ -60,8 +60,9 @@ class DecideWithHogTestCase(_LimitTestCase):
             yaml.safe_dump({
                 "platforms": ["native", "docker"], "concurrency": [1, 2],
                 "tests": ["quick-cpu"], "seed": 7,
+                # the hog's run, not the instrument's (below)
                 "decide": {"budget_s": BUDGET_S, "max_rounds": 3,
-                           "pairs_per_round": 3,
+                           "pairs_per_round": 3, "instrument_check": False,
                            "margins": {"cpu": "auto"}}}, f)
         out = os.path.join(self.home.path, "decide")
         run = subprocess.Popen(
@@ -188,7 +189,7 @@ class DecideBesideSteadyLoadTestCase(_LimitTestCase):
                 "platforms": ["native", "docker"], "concurrency": [1],
                 "tests": ["quick-cpu"], "seed": 7,
                 "decide": {"budget_s": BUDGET_S, "max_rounds": 1,
-                           "pairs_per_round": 4,
+                           "pairs_per_round": 4, "instrument_check": False,
                            "margins": {"cpu": 0.05}}}, f)
         out = os.path.join(self.home.path, "decide")
         hog = _hog(BUDGET_S + 60, cores=1)
@@ -225,6 +226,60 @@ class DecideBesideSteadyLoadTestCase(_LimitTestCase):
             row["note"]).group(1)), row["note"])
         self.assertLessEqual(len(alike) // 2, row["pairs"])
         self.assertEqual(len(alike), report["disturbance"]["alike"])
+        self.assertEqual([], self.containers())
+
+
+class InstrumentCheckTestCase(helpers.DockerRallyTestCase):
+    """A decided run with its A/A and known effect, on a quiet host.
+
+    Docker at 1 and the instrument's cells, one round of 6 waves: the A/A
+    makes no false decision, the known effect (10 % of the CPU time
+    withheld) is found "worse", the margin holds the A/A's spread, and
+    the check is at the top of the page in Chromium.
+    """
+
+    def test_the_run_checks_itself(self):
+        args = os.path.join(self.home.path, "args.yaml")
+        with open(args, "w") as f:
+            yaml.safe_dump({
+                "platforms": ["native", "docker"], "concurrency": [1],
+                "tests": ["quick-cpu"], "seed": 3,
+                "decide": {"budget_s": 400, "max_rounds": 1,
+                           "pairs_per_round": 6, "harness_yields": True,
+                           "margins": {"cpu": "auto"}}}, f)
+        out = os.path.join(self.home.path, "decide")
+        run = subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "decide", "--task", TASK,
+             "--task-args-file", args, "--env", "local", "--out", out,
+             "--rally-config", self.home.conf], cwd=helpers.TOP,
+            env=dict(os.environ, HOME=self.home.path,
+                     XDG_CACHE_HOME=helpers.CACHE_HOME),
+            capture_output=True, text=True, timeout=900)
+        self.assertEqual(0, run.returncode, run.stdout[-4000:])
+        with open(os.path.join(out, "decide.json")) as f:
+            summary = json.load(f)
+        self.assertEqual(["native-aa at 1", "native-slowed at 1"],
+                         summary["instrument_cells"])
+        with open(os.path.join(out, "comparison.json")) as f:
+            report = json.load(f)
+        (kind,) = report["instrument"]["kinds"]
+        self.assertEqual("sysbench.cpu.events_per_s", kind["metric"])
+        (aa,) = kind["aa"]
+        self.assertNotIn(aa["verdict"], ("worse", "better"), kind)
+        self.assertEqual(6, aa["pairs"])
+        (known,) = kind["known"]
+        self.assertEqual("worse", known["verdict"], kind)
+        self.assertAlmostEqual(-0.1, known["change"], delta=0.03)
+        noise = summary["margins_from_noise"]["cpu"]
+        self.assertGreaterEqual(summary["margins"]["cpu"],
+                                noise["aa_margin"])
+        self.assertIsNotNone(noise["aa_pair_sd"])
+        dom = helpers.offline_dom(
+            "file://" + os.path.join(out, "comparison.html"),
+            os.path.join(self.home.path, "dom-profile"))
+        self.assertLess(dom.index('id="instrument-check"'),
+                        dom.index('id="headline"'))
+        self.assertIn("injected", dom)
         self.assertEqual([], self.containers())
 
 

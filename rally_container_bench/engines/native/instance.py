@@ -20,22 +20,34 @@ from rally_container_bench.core import base
 
 # set in Rally's environment where it yields the CPU (rally_runs)
 TWINS_APART = "RCBENCH_TWINS_APART"
+# The instrument check's platforms (task/scenarios/instrument.py): native
+# against its own twin, and under a known effect.
+AA = "native-aa"
+SLOWED = "native-slowed"
 
 
 class NativeExecutor(base.Executor):
-    """Commands on this host; with cpu, confined to that CPU (taskset)."""
+    """Commands on this host; with cpu, confined to that CPU (taskset).
 
-    kind = "native"
+    kind: the platform its runs are reported as (native; the instrument
+    check's cells: report/instrument.py). throttle: an
+    engines.native.throttle.Throttle the commands run in.
+    """
+
     on_host = True
 
-    def __init__(self, cpu=None):
+    def __init__(self, cpu=None, kind="native", throttle=None):
         self.cpu = cpu
+        self.kind = kind
+        self.throttle = throttle
 
     def run(self, argv, timeout, cwd=None):
         started = time.monotonic()
         words = [str(word) for word in argv]
         if self.cpu is not None:
             words = ["taskset", "-c", str(self.cpu)] + words
+        if self.throttle is not None:
+            words = self.throttle.wrap(words)
         try:
             proc = subprocess.Popen(
                 words, cwd=cwd,
@@ -59,7 +71,15 @@ class NativeExecutor(base.Executor):
             duration_s=time.monotonic() - started)
 
     def describe(self):
-        return dict(host_facts(), driver=self.kind)
+        facts = dict(host_facts(), driver=self.kind)
+        if self.throttle is not None:
+            facts["known_effect"] = self.throttle.describe()
+            facts["known_withheld"] = self.throttle.withheld
+        return facts
+
+    def close(self):
+        if self.throttle is not None:
+            self.throttle.close()
 
 
 def host_facts():

@@ -2,7 +2,6 @@
 
 import contextlib
 import functools
-import os
 import tempfile
 
 from rally.common import validation
@@ -16,7 +15,6 @@ from rally_container_bench import opts
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.task.scenarios import phases
 from rally_container_bench.task.scenarios import sysbench_utils
-from rally_container_bench.validity import barrier
 from rally_container_bench.validity import hosts
 
 _CONTEXTS = {"rcbench_interrupt@default": {},
@@ -146,11 +144,7 @@ class BootSysbenchDelete(LocalInstancesScenario):
         """This iteration's host CPU: the wave's instances spread in turn."""
         if engine.cpuset is not None:
             return None  # the tuning's cpuset: not ours to move
-        sync = barrier.current()
-        size = sync.concurrency if sync is not None else 1
-        cpus = sorted(os.sched_getaffinity(0))
-        position = (self.context.get("iteration", 1) - 1) % size
-        return cpus[position % len(cpus)]
+        return self._wave_cpu()
 
 
 def pinning(native_twin, cpu, engine):

@@ -6,6 +6,7 @@ additive StatsTable ("<metric> (<unit>)" rows, aggregated over the
 iterations by Rally), and the place it ran as a complete table.
 """
 
+import os
 import time
 
 from rally import exceptions
@@ -56,6 +57,14 @@ class StartBarrierMixin:
              None if start_at is None
              else round(start_at - time.time(), 3)])
         return start_at
+
+    def _wave_cpu(self):
+        """This iteration's host CPU: the wave's instances spread in turn."""
+        sync = barrier.current()
+        size = sync.concurrency if sync is not None else 1
+        cpus = sorted(os.sched_getaffinity(0))
+        position = (self.context.get("iteration", 1) - 1) % size
+        return cpus[position % len(cpus)]
 
     def _leave_start_barrier(self):
         """Release the points this iteration will not reach (it failed)."""

@@ -1,0 +1,257 @@
+"""The instrument's error rates, measured: A/A and known-effect runs.
+
+    python -m benchmarks.instrument_check --runs 40 --out DIR
+    python -m benchmarks.instrument_check --from DIR/rally.json
+
+Runs the instrument check's cells alone (no instance boots): RUNS
+independent A/A cells (native against its own twin, NativeHost.
+against_twin) and RUNS known-effect cells (WITHHELD of the CPU time
+withheld), interleaved in an order shuffled with SEED, each with the
+pairs a cell of the quickstart gets in its first round, in one Rally
+task through rcbench decide's own round runner (Rally yielding the CPU
+where the kernel has autogroup). Each cell is then judged alone, as the
+first look of a decided run of LOOKS looks (alpha / LOOKS, the comparison
+report's verdict at the margin given), and the figures are printed
+beside what the theory promises (report.sequential.simulate at the
+measured pair SD):
+
+- the false-decision rate: A/A cells read "worse" or "better", against
+  the look's alpha (with its 95 % upper bound, Clopper-Pearson);
+- the A/A cells decided "equivalent";
+- the detection rate of the known effect ("worse", its CI covering the
+  injected amount), its CI's coverage, and the recovered effect's bias;
+- the periodic gate: consecutive A/A runs compared as baseline and
+  candidate (etc/periodic/thresholds.yaml): runs the gate would fail.
+
+Exit status 1 when the false-decision rate's lower bound is above alpha.
+"""
+
+import argparse
+import collections
+import copy
+import json
+import math
+import os
+import random
+import statistics
+import sys
+
+from scipy import stats
+
+from rally_container_bench.decide import rally_reads
+from rally_container_bench.decide import rally_runs
+from rally_container_bench.engines.native import instance as native
+from rally_container_bench.report import comparison
+from rally_container_bench.report import equivalence
+from rally_container_bench.report import gate
+from rally_container_bench.report import instrument
+from rally_container_bench.report import sequential
+from rally_container_bench.workloads import tests as tests_lib
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TASK = os.path.join(TOP, "tasks", "local_kvm_vs_containers.yaml")
+THRESHOLDS = os.path.join(TOP, "etc", "periodic", "thresholds.yaml")
+TESTS = ["quick-cpu", {"preset": "quick-memory-read",
+                       "memory_total_size": "4G"}]
+
+
+def plan_of(runs, pairs, step, tests, seed):
+    """The task's plan: runs A/A and runs known-effect cells, shuffled."""
+    plan = [[cell, step, tests, pairs * step, 1]
+            for _ in range(runs) for cell in (native.AA, native.SLOWED)]
+    random.Random(seed).shuffle(plan)
+    return plan
+
+
+def run_task(args, plan):
+    """Run the plan as one Rally task; its exported document."""
+    os.makedirs(args.out, exist_ok=True)
+    rally = ["rally"] + (["--config-file", args.rally_config]
+                         if args.rally_config else [])
+    task_args = {"plan": plan, "round_number": 1, "looks": args.looks,
+                 "paired": True, "seed": args.seed,
+                 "known_effect": args.withheld}
+    progress = rally_runs.Progress(args.budget_s, sys.stdout)
+    yields = rally_runs.LOCAL if rally_runs.autogroup_enabled() else False
+    uuid, code, _ = rally_runs.run_round(
+        rally, TASK, task_args, args.env,
+        os.path.join(args.out, "rally-task.log"), progress, plan,
+        ["rcbench-instrument-check"], None, yields)
+    if uuid is None:
+        raise SystemExit("the task did not start (rally exit %s): see %s"
+                         % (code, os.path.join(args.out, "rally-task.log")))
+    reads = rally_reads.RallyReads.of_argv(rally)
+    return reads.report([uuid], os.path.join(args.out, "rally.json"))
+
+
+def cells_of(document):
+    """[(cell, document of that workload alone)], in the order they ran."""
+    found = []
+    for task in document["tasks"]:
+        for subtask in task["subtasks"]:
+            for workload in subtask["workloads"]:
+                alone = copy.deepcopy(dict(task, subtasks=[dict(
+                    subtask, workloads=[workload])]))
+                found.append(({"tasks": [alone]}))
+    return found
+
+
+def judged(doc, margins):
+    """{metric: row of the cell's platform} of one workload alone."""
+    report = comparison.build([doc], margins=margins)
+    headline = {m["name"] for m in report["metrics"] if m["headline"]}
+    return {row["metric"]: row for row in report["rows"]
+            if row["metric"] in headline
+            and row["platform"] in instrument.PLATFORMS}
+
+
+def upper_bound(hits, n, level=0.95):
+    """Clopper-Pearson upper bound of a rate (one-sided at level)."""
+    return 1.0 if hits == n else float(
+        stats.beta.ppf(level, hits + 1, n - hits))
+
+
+def lower_bound(hits, n, level=0.95):
+    return 0.0 if hits == 0 else float(stats.beta.ppf(1 - level, hits,
+                                                      n - hits + 1))
+
+
+def figures(document, margins, withheld, looks, pairs):
+    """{metric: the measured figures and the theory's}."""
+    by_metric = collections.defaultdict(lambda: {"aa": [], "known": [],
+                                                 "aa_docs": []})
+    for doc in cells_of(document):
+        for metric, row in judged(doc, margins).items():
+            side = "aa" if row["platform"] == native.AA else "known"
+            by_metric[metric][side].append(row)
+            if side == "aa":
+                by_metric[metric]["aa_docs"].append(doc)
+    out = {}
+    alpha = sequential.look_alpha(looks)
+    thresholds = gate.Thresholds.load(THRESHOLDS)
+    for metric, found in sorted(by_metric.items()):
+        aa, known = found["aa"], found["known"]
+        margin = comparison.margin_of(metric, margins)
+        false = sum(r["verdict"] in ("worse", "better") for r in aa)
+        equivalent = sum(r["verdict"] == "equivalent" for r in aa)
+        higher = (aa or known)[0]["higher_is_better"]
+        injected = instrument.expected_change(withheld, higher)
+        recovered = [r["change"] for r in known if r["change"] is not None]
+        covered = [r for r in known if r["change_ci_low"] is not None
+                   and r["change_ci_low"] <= injected
+                   <= r["change_ci_high"]]
+        detected = [r for r in covered if r["verdict"] == "worse"]
+        sd = statistics.median([r["pair_sd"] for r in aa
+                                if r["pair_sd"] is not None] or [None])
+        theory = {} if sd is None else {
+            "aa": sequential.simulate(0.0, sd, pairs, 1, margin,
+                                      alpha=alpha),
+            "known": sequential.simulate(math.log1p(injected), sd, pairs,
+                                         1, margin, alpha=alpha)}
+        gated = [gate.compare([a], [b], thresholds)[0] for a, b in zip(
+            found["aa_docs"], found["aa_docs"][1:])]
+        gate_failed = sum(any(f.regressed and f.metric == metric
+                              for f in findings) for findings in gated)
+        out[metric] = {
+            "margin": margin, "alpha": alpha, "aa_runs": len(aa),
+            "aa_pair_sd": sd, "false_decisions": false,
+            "false_rate": false / len(aa) if aa else None,
+            "false_upper": upper_bound(false, len(aa)) if aa else None,
+            "false_lower": lower_bound(false, len(aa)) if aa else None,
+            "equivalent": equivalent, "known_runs": len(known),
+            "injected": injected, "detected": len(detected),
+            "covered": len(covered),
+            "bias": statistics.fmean(recovered) - injected
+            if recovered else None,
+            "bias_sd": statistics.stdev(recovered)
+            if len(recovered) > 1 else None,
+            "gate_pairs": len(gated), "gate_failed": gate_failed,
+            "theory": theory}
+    return out
+
+
+def _rate(hits, n):
+    return "%d of %d (%.1f %%)" % (hits, n, 100 * hits / n) if n else "–"
+
+
+def show(found, stream=sys.stdout):
+    for metric, f in found.items():
+        theory = f["theory"]
+        print("%s (margin +-%g %%, alpha of the look %.4f, A/A pair SD %s)"
+              % (metric, 100 * f["margin"], f["alpha"],
+                 "–" if f["aa_pair_sd"] is None
+                 else "%.2f %%" % (100 * f["aa_pair_sd"])), file=stream)
+        print("  A/A false decisions   %s, 95 %% upper bound %.1f %%; "
+              "theory %s" % (
+                  _rate(f["false_decisions"], f["aa_runs"]),
+                  100 * f["false_upper"],
+                  "–" if not theory else "%.2f %%" % (
+                      100 * theory["aa"]["worse_or_better"])), file=stream)
+        print("  A/A equivalent        %s; theory %s" % (
+            _rate(f["equivalent"], f["aa_runs"]),
+            "–" if not theory else "%.1f %%" % (
+                100 * theory["aa"]["equivalent"])), file=stream)
+        print("  known effect %+.1f %%: detected %s, CI covers it %s; "
+              "theory (detected) %s" % (
+                  100 * f["injected"], _rate(f["detected"], f["known_runs"]),
+                  _rate(f["covered"], f["known_runs"]),
+                  "–" if not theory else "%.1f %%" % (
+                      100 * theory["known"]["worse_or_better"])),
+              file=stream)
+        if f["bias"] is not None:
+            print("  recovered effect: bias %+.2f %% (SD of the recovered "
+                  "%s)" % (100 * f["bias"], "–" if f["bias_sd"] is None
+                           else "%.2f %%" % (100 * f["bias_sd"])),
+                  file=stream)
+        print("  periodic gate on consecutive A/A runs: %s failed"
+              % _rate(f["gate_failed"], f["gate_pairs"]), file=stream)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--pairs", type=int, default=6,
+                        help="waves of each cell (the quickstart's round)")
+    parser.add_argument("--looks", type=int, default=3)
+    parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument("--withheld", type=float,
+                        default=0.1, help="the known effect's CPU share")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--margin", action="append", default=[],
+                        metavar="KIND=FRACTION",
+                        help="e.g. cpu=0.03 (default: the default 2 %%)")
+    parser.add_argument("--tests", default=json.dumps(TESTS),
+                        help="JSON list of tests")
+    parser.add_argument("--budget-s", type=float, default=4 * 3600,
+                        help="the task ends softly after this (default 4 h)")
+    parser.add_argument("--env", default="rcbench-local")
+    parser.add_argument("--rally-config")
+    parser.add_argument("--out", default="instrument-check")
+    parser.add_argument("--from", dest="source",
+                        help="an exported rally.json of an earlier run")
+    args = parser.parse_args(argv)
+    margins = {"default": equivalence.DEFAULT_MARGIN}
+    for item in args.margin:
+        kind, _, value = item.partition("=")
+        margins[kind] = float(value)
+    if args.source:
+        with open(args.source) as f:
+            document = json.load(f)
+    else:
+        tests = json.loads(args.tests)
+        tests_lib.resolve_all(tests)
+        document = run_task(args, plan_of(
+            args.runs, args.pairs, args.concurrency, tests, args.seed))
+    found = figures(document, margins, args.withheld, args.looks,
+                    args.pairs)
+    show(found)
+    if args.out and not args.source:
+        with open(os.path.join(args.out, "figures.json"), "w") as f:
+            json.dump(found, f, indent=2, sort_keys=True)
+    alpha = sequential.look_alpha(args.looks)
+    return 1 if any(f["false_lower"] is not None and f["false_lower"] > alpha
+                    for f in found.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The instrument check of a report: A/A floor, false decisions, known effect.
+
+The documents are built here in the shape the scenarios write (a stand-in
+for NativeHost.against_twin's iterations, labelled so); the real cells
+run in tests/functional/test_instrument_check.py.
+"""
+
+import json
+import unittest
+
+import numpy as np
+
+from rally_container_bench.report import comparison
+from rally_container_bench.report import instrument
+from rally_container_bench.report import render
+from tests.unit.report import test_paired
+
+METRIC = test_paired.METRIC
+
+
+def workload(driver, ratios, seed, environment=()):
+    """A stand-in workload of driver: 8 paired iterations at those ratios."""
+    rng = np.random.default_rng(seed)
+    iterations = []
+    for i, ratio in enumerate(ratios):
+        twin = 1000 * rng.normal(1, 0.01)
+        iteration = test_paired._iteration(
+            test_paired._records(twin * ratio, twin),
+            [test_paired._check(1, "instance", 0.01, False, "used")],
+            1000 + 20 * i)
+        iteration["output"]["complete"][0]["data"]["rows"] = [
+            ["driver", driver]] + [list(kv) for kv in environment]
+        iterations.append(iteration)
+    scenario = ("NativeHost.against_twin" if driver.startswith("native")
+                else "LocalInstances.boot_sysbench_delete")
+    return {"scenario": {scenario: {}},
+            "runner": {"constant": {"times": len(ratios),
+                                    "concurrency": 1}},
+            "contexts": {"rcbench_round": {"round": 1, "rounds": 1}},
+            "data": iterations}
+
+
+def noisy(centre, sd, seed, n=8):
+    return list(centre * np.exp(np.random.default_rng(seed).normal(
+        0, sd, n)))
+
+
+def document(aa=1.0, aa_sd=0.003, slowed=0.9, docker_sd=0.003):
+    workloads = [
+        workload(instrument.AA, noisy(aa, aa_sd, 1), 11),
+        workload(instrument.SLOWED, noisy(slowed, 0.003, 2), 12,
+                 [("known_withheld", 0.1)]),
+        workload("docker", noisy(0.99, docker_sd, 3), 13)]
+    return {"tasks": [{"uuid": "t", "subtasks": [{"workloads": workloads}]}]}
+
+
+class InstrumentCheckTestCase(unittest.TestCase):
+
+    def build(self, **kwargs):
+        return comparison.build([document(**kwargs)],
+                                margins={"cpu": 0.03})
+
+    def test_a_quiet_instrument_is_equivalent_and_finds_the_effect(self):
+        report = self.build()
+        (kind,) = report["instrument"]["kinds"]
+        self.assertEqual("cpu", kind["kind"])
+        self.assertEqual(0.1, report["instrument"]["withheld"])
+        self.assertEqual([("equivalent", 1)], [
+            (r["verdict"], r["concurrency"]) for r in kind["aa"]])
+        self.assertEqual([], kind["false_decisions"])
+        (known,) = kind["known"]
+        self.assertAlmostEqual(-0.1, known["injected"])
+        self.assertTrue(known["covered"])
+        self.assertTrue(known["detected"])
+        self.assertLess(abs(known["bias"]), 0.01)
+        self.assertAlmostEqual(0.003, kind["aa_pair_sd"], delta=0.002)
+        self.assertEqual([], kind["noisier"])
+        self.assertFalse([w for w in report["warnings"]
+                          if "instrument" in w])
+
+    def test_a_false_aa_decision_is_a_warning(self):
+        report = self.build(aa=0.9)
+        (kind,) = report["instrument"]["kinds"]
+        self.assertEqual([1], kind["false_decisions"])
+        warned = [w for w in report["warnings"] if "A/A" in w]
+        self.assertEqual(1, len(warned))
+        self.assertRegex(warned[0], r"worse at concurrency 1, -(9\.9|10\.)")
+        self.assertIn("false decision", warned[0])
+        self.assertIn("false decision", render.to_html(report))
+        self.assertIn("> Warning: instrument check", render.to_markdown(
+            report))
+
+    def test_a_known_effect_measured_off_its_size_is_a_warning(self):
+        report = self.build(slowed=0.95)
+        (known,) = report["instrument"]["kinds"][0]["known"]
+        self.assertFalse(known["covered"])
+        self.assertFalse(known["detected"])
+        self.assertTrue(any("misses the true size" in w
+                            for w in report["warnings"]))
+
+    def test_a_platform_well_above_the_floor_is_named(self):
+        report = self.build(docker_sd=0.03)
+        (kind,) = report["instrument"]["kinds"]
+        self.assertEqual(["docker at 1"], kind["noisier"])
+        (line,) = instrument.lines(report["instrument"])
+        self.assertIn("noisier than native on this host: docker at 1",
+                      line["known"])
+
+    def test_the_check_is_in_every_format(self):
+        report = self.build()
+        markdown = render.to_markdown(report)
+        self.assertIn("## Instrument check", markdown)
+        self.assertLess(markdown.index("## Instrument check"),
+                        markdown.index("## Concurrency 1"))
+        self.assertIn("-10.0 % injected", markdown)
+        html = render.to_html(report)
+        self.assertIn('id="instrument-check"', html)
+        self.assertLess(html.index('id="instrument-check"'),
+                        html.index('id="headline"'))
+        self.assertEqual(report["instrument"],
+                         json.loads(render.to_json(report))["instrument"])
+
+    def test_a_run_without_the_cells_has_no_check(self):
+        plain = {"tasks": [{"uuid": "t", "subtasks": [{"workloads": [
+            workload("docker", noisy(0.99, 0.003, 3), 13)]}]}]}
+        report = comparison.build([plain])
+        self.assertIsNone(report["instrument"])
+        self.assertNotIn("Instrument check", render.to_markdown(report))
+        self.assertNotIn('id="instrument-check"', render.to_html(report))
+
+    def test_the_expected_change_follows_the_metric_direction(self):
+        self.assertAlmostEqual(-0.1, instrument.expected_change(0.1, True))
+        self.assertAlmostEqual(1 / 0.9 - 1,
+                               instrument.expected_change(0.1, False))
