@@ -25,6 +25,7 @@ def _run(args):
     from rally_container_bench.decide import plan as planner
     from rally_container_bench.decide import rally_reads
     from rally_container_bench.decide import run as decide
+    from rally_container_bench.report import instrument
     from rally_container_bench.report import render
 
     task_args = decide_settings.read_task_args(args.task_args_file,
@@ -60,6 +61,12 @@ def _run(args):
     print("decided %d of %d cells in %d round(s), %.0f s of a %d s budget"
           % (summary["decided"], summary["cells"], len(summary["rounds"]),
              summary["elapsed_s"], summary["budget_s"]))
+    if summary["instrument_cells"]:
+        print("of them the platforms' %d of %d; the instrument check's: %s"
+              % (summary["platform_decided"], summary["platform_cells"],
+                 instrument.summary_line(report.get("instrument"))))
+    for note in summary["instrument_notes"]:
+        print(note)
     for cell in summary["undecided"]:
         print("undecided: " + cell)
     if summary["interrupted"]:

@@ -75,8 +75,9 @@ def instrument_cells(args, cells, quota=None):
 
     The A/A cell (native against its own twin) at every step of the run,
     the known effect (native under a CPU quota against its twin) at its
-    lowest: report/instrument.py reads them. A local task's only (on a
-    cloud the A/A belongs beside each compute host's twins, not here).
+    lowest, of its CPU-bound tests: report/instrument.py reads them. A
+    local task's only (on a cloud the A/A belongs beside each compute
+    host's twins, not here).
     quota() -> (available, why not): the kernel's CPU quota.
     """
     units = {platform for platform, _ in cells}
@@ -91,8 +92,20 @@ def instrument_cells(args, cells, quota=None):
     ok, why = (quota or throttle.available)()
     if not ok:
         return found, ["instrument check: no known-effect cell (%s)" % why]
-    found[(native.SLOWED, steps[0])] = tests
+    bound = [t for t in tests if cpu_bound(t)]
+    if not bound:
+        return found, ["instrument check: no known-effect cell (no cpu or "
+                       "memory test: a CPU quota's effect on I/O is not "
+                       "known)"]
+    found[(native.SLOWED, steps[0])] = bound
     return found, []
+
+
+def cpu_bound(test):
+    """Whether a CPU quota slows test by its share (sysbench cpu, memory)."""
+    spec = tests_lib.resolve(test)
+    return spec.tool == "sysbench" and spec.label.split(".")[0] in (
+        "cpu", "memory")
 
 
 def natives_alone(args):
@@ -250,10 +263,13 @@ def refuse_unpaired(env_data, task_args, list_hosts):
            host_access.GUIDE))
 
 
-def margin_message(kind, margin, sd, cells, waves, aa_sd=None):
+def margin_message(kind, margin, sd, cells, waves, aa_sd=None,
+                   aa_margin=None):
     """What rcbench decide says of an auto margin after round 1."""
     floor = "" if aa_sd is None else (
-        "; the A/A's pairs at %.2f %%" % (100 * aa_sd))
+        "; the A/A's pairs at %.2f %%: %s floor +-%g %%, measured" % (
+            100 * aa_sd, "the disk's" if kind == "disk" else "this host's",
+            100 * aa_margin))
     if sd is None:
         return ("margin of %s: +-%g %% kept, not chosen: round 1 paired no "
                 "%s test with a native twin (a margin follows the pairs' "

@@ -11,7 +11,9 @@ look); a cell whose headline metric has a verdict is measured no more.
 The run stops when every cell is decided, when max_rounds are done, or
 when the next round would not fit in the budget (estimated from each
 cell's last duration). Native alone runs in the first round only: its own
-level for the report; every verdict comes from the pairs.
+level for the report; every verdict comes from the pairs. Where the
+instrument check runs (its A/A at every step: native and its twin, the
+level twice over) native alone does not.
 
 Rally runs as a child process (its output in rally-task.log); the
 progress is one updating line on a terminal, plain lines in a file.
@@ -105,7 +107,7 @@ class SequentialRun:
         self.natives = [(step, list(args.get("tests", [])))
                         for step in sorted({s for (_, s) in
                                             self.platform_cells})] \
-            if planner.natives_alone(args) else []
+            if planner.natives_alone(args) and not self.instrument else []
         self.total = sum(len(t) for t in self.cells.values())
         self.progress = rally_runs.Progress(budget, stream)
         self.progress.state.update(looks=max_rounds, cells=self.total,
@@ -140,6 +142,12 @@ class SequentialRun:
             "margins": self.margins, "margins_from_noise": self.margin_notes,
             "instrument_cells": sorted("%s at %d" % cell
                                        for cell in self.instrument),
+            # the platforms' own, the instrument's left out
+            "platform_cells": sum(len(t) for t in
+                                  self.platform_cells.values()),
+            "platform_decided": sum(
+                len(t) - len(left.get(cell, []))
+                for cell, t in self.platform_cells.items()),
             "instrument_notes": self.instrument_notes,
             "tasks": uuids, "interrupted": interrupt.seen,
             "sla_failed": [u for u, ok in zip(uuids, passed) if not ok],
@@ -257,7 +265,7 @@ class SequentialRun:
                                        "aa_margin": held}
             self.progress.say(planner.margin_message(
                 kind, self.margins[kind], sd, len(spreads[kind]),
-                self.pairs * rounds, aa_sd))
+                self.pairs * rounds, aa_sd, held))
         return comparison.build([document], margins=self.margins)
 
     def instrument_aa(self):

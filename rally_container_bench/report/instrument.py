@@ -23,6 +23,8 @@ from rally_container_bench.engines.native import instance as native
 
 AA, SLOWED = native.AA, native.SLOWED
 PLATFORMS = (AA, SLOWED)
+# The kinds a CPU quota slows by its share (I/O waits are not capped).
+CPU_BOUND = ("cpu", "memory")
 # A platform whose pairs spread this many times the A/A's is named.
 NOISIER = 2.0
 
@@ -66,7 +68,8 @@ def check(rows, metrics, kind_of, environments):
             "false_decisions": [r["concurrency"] for r in aa
                                 if r["verdict"] in ("worse", "better")],
             "known": [_known(r, withheld) for r in of_metric
-                      if r["platform"] == SLOWED],
+                      if r["platform"] == SLOWED
+                      and kind_of(metric) in CPU_BOUND],
             "noisier": noisier})
     return {"kinds": kinds, "withheld": withheld}
 
@@ -149,7 +152,9 @@ def lines(found):
         aa = ", ".join("%s at %s" % (r["verdict"] or "no verdict yet",
                                      r["concurrency"]) for r in kind["aa"])
         known = "; ".join(_known_text(k) for k in kind["known"]) \
-            or "not run"
+            or ("not run" if kind["kind"] in CPU_BOUND else
+                "none: a CPU quota's effect on %s is not known; its floor "
+                "is the A/A's, measured" % kind["kind"])
         noisier = ("; noisier than native on this host: %s"
                    % ", ".join(kind["noisier"])) if kind["noisier"] else ""
         out.append({
@@ -158,6 +163,20 @@ def lines(found):
             "platforms": _percent(kind["platforms_pair_sd"]),
             "aa": aa, "known": known + noisier})
     return out
+
+
+def summary_line(found):
+    """One line: each kind's A/A verdicts and the known effect found."""
+    parts = []
+    for kind in (found or {}).get("kinds", []):
+        aa = "/".join(r["verdict"] or "undecided" for r in kind["aa"])
+        known = ", ".join("%+.1f %% %s" % (100 * k["change"], "detected"
+                                           if k["detected"] else "missed")
+                          for k in kind["known"] if k["change"] is not None)
+        parts.append("%s A/A %s%s" % (kind["kind"], aa,
+                                      ", known effect " + known
+                                      if known else ""))
+    return "; ".join(parts) or "no pairs"
 
 
 def markdown(found):

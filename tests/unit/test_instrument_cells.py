@@ -8,6 +8,7 @@ import os
 import subprocess
 import tempfile
 import unittest
+from unittest import mock
 
 from rally_container_bench.core import base
 from rally_container_bench.decide import plan as planner
@@ -59,8 +60,28 @@ class InstrumentCellsTestCase(unittest.TestCase):
             decide_settings.settings_of({"decide": {"instrument_check": 1}})
 
     def test_the_margin_message_names_the_aa_floor(self):
-        said = planner.margin_message("cpu", 0.03, 0.0194, 9, 18, 0.012)
-        self.assertIn("the A/A's pairs at 1.20 %", said)
+        said = planner.margin_message("cpu", 0.03, 0.0194, 9, 18, 0.012,
+                                      0.025)
+        self.assertIn("the A/A's pairs at 1.20 %: this host's floor "
+                      "+-2.5 %, measured", said)
+        said = planner.margin_message("disk", 0.1, 0.05, 9, 18, 0.04, 0.08)
+        self.assertIn("the disk's floor +-8 %, measured", said)
+
+    def test_the_known_effect_takes_only_cpu_bound_tests(self):
+        args = dict(LOCAL, tests=["quick-cpu", "quick-fileio-rndrd",
+                                  {"preset": "quick-memory-read",
+                                   "memory_total_size": "4G"}])
+        found, _ = planner.instrument_cells(args, planner.cells_of(args),
+                                            _quota())
+        self.assertEqual(3, len(found[(native.AA, 1)]))
+        self.assertEqual(["quick-cpu", {"preset": "quick-memory-read",
+                                        "memory_total_size": "4G"}],
+                         found[(native.SLOWED, 1)])
+        fileio = dict(LOCAL, tests=["quick-fileio-rndrd"])
+        found, notes = planner.instrument_cells(
+            fileio, planner.cells_of(fileio), _quota())
+        self.assertNotIn((native.SLOWED, 1), found)
+        self.assertIn("no cpu or memory test", notes[0])
 
 
 class HierarchyTestCase(unittest.TestCase):
@@ -137,3 +158,28 @@ class ThrottleTestCase(unittest.TestCase):
         for share in (0, 1, -0.1):
             with self.assertRaises(base.DriverError):
                 throttle.Throttle(share)
+
+
+class AgainstTwinValidationTestCase(unittest.TestCase):
+    """Rally's validation of NativeHost.against_twin, before anything runs."""
+
+    def errors(self, **args):
+        from rally import plugins as rally_plugins
+        from rally.task import scenario
+        rally_plugins.load()
+        return scenario.Scenario.validate(
+            name="NativeHost.against_twin", context={},
+            config={"args": dict({"tests": ["quick-cpu"]}, **args)},
+            plugin_cfg=None, vtype="syntax")
+
+    def test_the_aa_needs_no_quota(self):
+        with mock.patch.object(throttle, "available", _quota(False)):
+            self.assertEqual([], self.errors())
+
+    def test_a_known_effect_without_a_quota_is_refused_with_why(self):
+        with mock.patch.object(throttle, "available", _quota(False)):
+            found = " ".join(self.errors(withheld=0.1))
+        self.assertIn("withheld: no cpu controller (stand-in)", found)
+
+    def test_a_share_beyond_the_bounds_is_refused(self):
+        self.assertIn("withheld", " ".join(self.errors(withheld=0.95)))

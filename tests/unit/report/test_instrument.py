@@ -132,3 +132,30 @@ class InstrumentCheckTestCase(unittest.TestCase):
         self.assertAlmostEqual(-0.1, instrument.expected_change(0.1, True))
         self.assertAlmostEqual(1 / 0.9 - 1,
                                instrument.expected_change(0.1, False))
+
+    def test_the_summary_line_says_each_kind(self):
+        report = self.build()
+        self.assertEqual("cpu A/A equivalent, known effect -10.0 % detected",
+                         instrument.summary_line(report["instrument"]))
+        self.assertEqual("no pairs", instrument.summary_line(None))
+
+    def test_io_has_a_floor_and_no_known_effect(self):
+        rows = [{"metric": "sysbench.fileio.rndrd.read_mib_per_s",
+                 "platform": platform, "concurrency": 1, "pair_sd": sd,
+                 "verdict": verdict, "change": change,
+                 "change_ci_low": change - 0.05,
+                 "change_ci_high": change + 0.05, "pairs": 6,
+                 "higher_is_better": True}
+                for platform, sd, verdict, change in (
+                    (instrument.AA, 0.04, "equivalent", 0.0),
+                    (instrument.SLOWED, 0.04, "inconclusive", -0.02))]
+        found = instrument.check(
+            rows, [{"name": rows[0]["metric"], "headline": True}],
+            comparison.kind_of, {instrument.SLOWED: {"known_withheld": 0.1}})
+        (kind,) = found["kinds"]
+        self.assertEqual("disk", kind["kind"])
+        self.assertEqual([], kind["known"])
+        self.assertEqual([], instrument.warnings(found))
+        (line,) = instrument.lines(found)
+        self.assertEqual("4.00 %", line["floor"])
+        self.assertIn("its floor is the A/A's, measured", line["known"])
