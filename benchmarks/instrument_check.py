@@ -5,8 +5,9 @@
 
 Runs the instrument check's cells alone (no instance boots): RUNS
 independent A/A cells (native against its own twin, NativeHost.
-against_twin) and RUNS known-effect cells (WITHHELD of the CPU time
-withheld), interleaved in an order shuffled with SEED, each with the
+against_twin) and RUNS known-effect cells (a busy neighbour at nice NICE
+on the tests' CPU: 9.70 % of it at 10), interleaved in an order
+shuffled with SEED, each with the
 pairs a cell of the quickstart gets in its first round, in one Rally
 task through rcbench decide's own round runner (Rally yielding the CPU
 where the kernel has autogroup). Each cell is then judged alone, as the
@@ -41,6 +42,7 @@ from scipy import stats
 from rally_container_bench.decide import rally_reads
 from rally_container_bench.decide import rally_runs
 from rally_container_bench.engines.native import instance as native
+from rally_container_bench.engines.native import known_effect
 from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import gate
@@ -70,7 +72,7 @@ def run_task(args, plan):
                          if args.rally_config else [])
     task_args = {"plan": plan, "round_number": 1, "looks": args.looks,
                  "paired": True, "seed": args.seed,
-                 "known_effect": args.withheld}
+                 "known_effect_nice": args.nice}
     progress = rally_runs.Progress(args.budget_s, sys.stdout)
     yields = rally_runs.LOCAL if rally_runs.autogroup_enabled() else False
     uuid, code, _ = rally_runs.run_round(
@@ -214,8 +216,8 @@ def main(argv=None):
                         help="waves of each cell (the quickstart's round)")
     parser.add_argument("--looks", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=1)
-    parser.add_argument("--withheld", type=float,
-                        default=0.1, help="the known effect's CPU share")
+    parser.add_argument("--nice", type=int, default=10,
+                        help="the known effect's busy neighbour's nice")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--margin", action="append", default=[],
                         metavar="KIND=FRACTION",
@@ -242,8 +244,8 @@ def main(argv=None):
         tests_lib.resolve_all(tests)
         document = run_task(args, plan_of(
             args.runs, args.pairs, args.concurrency, tests, args.seed))
-    found = figures(document, margins, args.withheld, args.looks,
-                    args.pairs)
+    found = figures(document, margins, known_effect.share(args.nice),
+                    args.looks, args.pairs)
     show(found)
     if args.out and not args.source:
         with open(os.path.join(args.out, "figures.json"), "w") as f:

@@ -11,7 +11,6 @@ import statistics
 
 from rally_container_bench.engines import catalog
 from rally_container_bench.engines.native import instance as native
-from rally_container_bench.engines.native import throttle
 from rally_container_bench.engines import registry
 from rally_container_bench.report import comparison
 from rally_container_bench.validity import compute_hosts as host_access
@@ -70,15 +69,14 @@ def cells_of(args):
             <= limits.get(cell.split(":")[0], step)}
 
 
-def instrument_cells(args, cells, quota=None):
+def instrument_cells(args, cells):
     """({(cell, step): tests} of the instrument check, what it leaves out).
 
     The A/A cell (native against its own twin) at every step of the run,
-    the known effect (native under a CPU quota against its twin) at its
-    lowest, of its CPU-bound tests: report/instrument.py reads them. A
-    local task's only (on a cloud the A/A belongs beside each compute
-    host's twins, not here).
-    quota() -> (available, why not): the kernel's CPU quota.
+    the known effect (native beside a busy neighbour of known weight,
+    against its twin) at its lowest, of its CPU-bound tests:
+    report/instrument.py reads them. A local task's only (on a cloud the
+    A/A belongs beside each compute host's twins, not here).
     """
     units = {platform for platform, _ in cells}
     if not cells or args.get("compute_hosts") is not None \
@@ -89,20 +87,17 @@ def instrument_cells(args, cells, quota=None):
     steps = sorted({step for _, step in cells})
     tests = list(args.get("tests", []))
     found = {(native.AA, step): tests for step in steps}
-    ok, why = (quota or throttle.available)()
-    if not ok:
-        return found, ["instrument check: no known-effect cell (%s)" % why]
     bound = [t for t in tests if cpu_bound(t)]
     if not bound:
         return found, ["instrument check: no known-effect cell (no cpu or "
-                       "memory test: a CPU quota's effect on I/O is not "
-                       "known)"]
+                       "memory test: a busy neighbour's effect on I/O is "
+                       "not known)"]
     found[(native.SLOWED, steps[0])] = bound
     return found, []
 
 
 def cpu_bound(test):
-    """Whether a CPU quota slows test by its share (sysbench cpu, memory)."""
+    """Whether a CPU neighbour slows test by its share (cpu, memory)."""
     spec = tests_lib.resolve(test)
     return spec.tool == "sysbench" and spec.label.split(".")[0] in (
         "cpu", "memory")

@@ -23,7 +23,7 @@ from rally_container_bench.engines.native import instance as native
 
 AA, SLOWED = native.AA, native.SLOWED
 PLATFORMS = (AA, SLOWED)
-# The kinds a CPU quota slows by its share (I/O waits are not capped).
+# The kinds a CPU neighbour slows by its share (I/O waits are not).
 CPU_BOUND = ("cpu", "memory")
 # A platform whose pairs spread this many times the A/A's is named.
 NOISIER = 2.0
@@ -153,7 +153,7 @@ def lines(found):
                                      r["concurrency"]) for r in kind["aa"])
         known = "; ".join(_known_text(k) for k in kind["known"]) \
             or ("not run" if kind["kind"] in CPU_BOUND else
-                "none: a CPU quota's effect on %s is not known; its floor "
+                "none: a CPU neighbour's effect on %s is not known; its floor "
                 "is the A/A's, measured" % kind["kind"])
         noisier = ("; noisier than native on this host: %s"
                    % ", ".join(kind["noisier"])) if kind["noisier"] else ""
@@ -188,7 +188,7 @@ def markdown(found):
     return ["## Instrument check", "",
             "Native against its own twin (A/A) and with %s of its CPU time "
             "withheld (the known effect), through the path of every other "
-            "cell." % ("–" if withheld is None else "%g %%" % (
+            "cell." % ("–" if withheld is None else "%.2f %%" % (
                 100 * withheld)), "",
             "| test | A/A pair SD (the floor) | platforms' pair SD | A/A "
             "verdict | known effect |", "|---|---|---|---|---|"] + [

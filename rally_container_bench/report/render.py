@@ -361,7 +361,7 @@ def to_html(report):
                        round_changes=round_changes, two_lines=two_lines,
                        concurrency_cell=concurrency_cell,
                        percent_of=lambda v: "–" if v is None
-                       else "%g %%" % (100 * v))
+                       else "%.2f %%" % (100 * v))
     phase_metrics = [m for m in report["metrics"]
                      if m["headline"] and m["kind"] == "phase"]
     workload_metrics = [m for m in report["metrics"]

@@ -12,7 +12,7 @@ from rally.common import validation
 
 from rally_container_bench.core import base
 from rally_container_bench.core import tuning as tuning_lib
-from rally_container_bench.engines.native import throttle
+from rally_container_bench.engines.native import known_effect
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
 from rally_container_bench.workloads import tests as tests_lib
@@ -169,20 +169,27 @@ class LocalExecutableValidator(validation.Validator):
                       "it, or give its path)" % (self.param_name, value))
 
 
-@validation.configure(name="rcbench_cpu_quota")
-class CpuQuotaValidator(validation.Validator):
-    """Where the argument withholds CPU time, the kernel's quota is here."""
+@validation.configure(name="rcbench_known_effect")
+class KnownEffectValidator(validation.Validator):
+    """A neighbour's nice is 1 to 19, and it shares the test's own CPU."""
 
-    def __init__(self, param_name):
+    def __init__(self, param_name, pinned_param="pinned"):
         super().__init__()
         self.param_name = param_name
+        self.pinned_param = pinned_param
 
     def validate(self, context, config, plugin_cls, plugin_cfg):
-        if not _arg(config, self.param_name):
+        nice = _arg(config, self.param_name)
+        if nice is None:
             return
-        ok, why = throttle.available()
-        if not ok:
-            self.fail("%s: %s" % (self.param_name, why))
+        try:
+            known_effect.share(nice)
+        except ValueError as e:
+            self.fail("%s: %s" % (self.param_name, e))
+        if _arg(config, self.pinned_param, True) is False:
+            self.fail("%s needs %s: true (the neighbour's share is of the "
+                      "test's own CPU)" % (self.param_name,
+                                           self.pinned_param))
 
 
 @validation.configure(name="rcbench_writable_directory")

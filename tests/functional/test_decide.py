@@ -234,7 +234,8 @@ class InstrumentCheckTestCase(helpers.DockerRallyTestCase):
 
     Docker at 1 and the instrument's cells, one round of 6 waves: the A/A
     makes no false decision, the known effect (10 % of the CPU time
-    withheld) is found "worse", the margin holds the A/A's spread, and
+    of the CPU taken by a busy neighbour at nice 10) is found "worse",
+    the margin holds the A/A's spread, and
     the check is at the top of the page in Chromium.
     """
 
@@ -269,7 +270,7 @@ class InstrumentCheckTestCase(helpers.DockerRallyTestCase):
         self.assertEqual(6, aa["pairs"])
         (known,) = kind["known"]
         self.assertEqual("worse", known["verdict"], kind)
-        self.assertAlmostEqual(-0.1, known["change"], delta=0.03)
+        self.assertAlmostEqual(-0.097, known["change"], delta=0.03)
         noise = summary["margins_from_noise"]["cpu"]
         self.assertGreaterEqual(summary["margins"]["cpu"],
                                 noise["aa_margin"])

@@ -1,50 +1,37 @@
-"""The instrument check's cells: planned by rcbench decide, capped for real.
+"""The instrument check's cells: planned by rcbench decide, its neighbour real.
 
-The quota is this host's kernel's (cgroup v1 here, v2 on most hosts):
-a real cgroup is made, entered and removed.
+The known effect's busy neighbour runs for real on this host's CPU.
 """
 
-import os
 import subprocess
-import tempfile
+import time
 import unittest
-from unittest import mock
 
-from rally_container_bench.core import base
+from rally_container_bench.core import processes
 from rally_container_bench.decide import plan as planner
 from rally_container_bench.decide import settings as decide_settings
 from rally_container_bench.engines.native import instance as native
-from rally_container_bench.engines.native import throttle
+from rally_container_bench.engines.native import known_effect
 
 LOCAL = {"platforms": ["native", "docker", "lxc"], "concurrency": [1, 2],
          "tests": ["quick-cpu"]}
-
-
-def _quota(ok=True):
-    return lambda: (ok, None if ok else "no cpu controller (stand-in)")
 
 
 class InstrumentCellsTestCase(unittest.TestCase):
 
     def test_aa_at_every_step_and_the_known_effect_at_the_lowest(self):
         found, notes = planner.instrument_cells(
-            LOCAL, planner.cells_of(LOCAL), _quota())
+            LOCAL, planner.cells_of(LOCAL))
         self.assertEqual({(native.AA, 1): ["quick-cpu"],
                           (native.AA, 2): ["quick-cpu"],
                           (native.SLOWED, 1): ["quick-cpu"]}, found)
         self.assertEqual([], notes)
 
-    def test_without_a_quota_the_aa_runs_and_the_note_says_why(self):
-        found, notes = planner.instrument_cells(
-            LOCAL, planner.cells_of(LOCAL), _quota(False))
-        self.assertEqual({(native.AA, 1), (native.AA, 2)}, set(found))
-        self.assertIn("no known-effect cell (no cpu controller", notes[0])
-
     def test_a_cloud_task_gets_none_and_says_so(self):
         cloud = dict(LOCAL, platforms=["native", "kvm", "container"],
                      compute_hosts={"address": "aio"})
-        found, notes = planner.instrument_cells(
-            cloud, planner.cells_of(cloud), _quota())
+        found, notes = planner.instrument_cells(cloud,
+                                                planner.cells_of(cloud))
         self.assertEqual({}, found)
         self.assertIn("a cloud task", notes[0])
 
@@ -71,93 +58,63 @@ class InstrumentCellsTestCase(unittest.TestCase):
         args = dict(LOCAL, tests=["quick-cpu", "quick-fileio-rndrd",
                                   {"preset": "quick-memory-read",
                                    "memory_total_size": "4G"}])
-        found, _ = planner.instrument_cells(args, planner.cells_of(args),
-                                            _quota())
+        found, _ = planner.instrument_cells(args, planner.cells_of(args))
         self.assertEqual(3, len(found[(native.AA, 1)]))
         self.assertEqual(["quick-cpu", {"preset": "quick-memory-read",
                                         "memory_total_size": "4G"}],
                          found[(native.SLOWED, 1)])
         fileio = dict(LOCAL, tests=["quick-fileio-rndrd"])
         found, notes = planner.instrument_cells(
-            fileio, planner.cells_of(fileio), _quota())
+            fileio, planner.cells_of(fileio))
         self.assertNotIn((native.SLOWED, 1), found)
         self.assertIn("no cpu or memory test", notes[0])
 
 
-class HierarchyTestCase(unittest.TestCase):
+class NeighbourTestCase(unittest.TestCase):
+    """The busy neighbour, for real: its share, its CPU, its end."""
 
-    def mounts(self, text):
-        scratch = tempfile.TemporaryDirectory()
-        self.addCleanup(scratch.cleanup)
-        path = os.path.join(scratch.name, "mounts")
-        with open(path, "w") as f:
-            f.write(text)
-        return path, scratch.name
-
-    def test_v1_cpu_controller(self):
-        path, _ = self.mounts(
-            "cgroup /sys/fs/cgroup/memory cgroup rw,memory 0 0\n"
-            "cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,cpu,cpuacct 0 0\n")
-        self.assertEqual((1, "/sys/fs/cgroup/cpu,cpuacct"),
-                         throttle.hierarchy(path))
-
-    def test_v2_with_cpu_in_its_controllers(self):
-        path, root = self.mounts("")
-        with open(os.path.join(root, "cgroup.controllers"), "w") as f:
-            f.write("cpuset cpu io memory pids\n")
-        with open(path, "w") as f:
-            f.write("cgroup2 %s cgroup2 rw 0 0\n" % root)
-        self.assertEqual((2, root), throttle.hierarchy(path))
-
-    def test_none_says_why(self):
-        path, root = self.mounts("")
-        with open(os.path.join(root, "cgroup.controllers"), "w") as f:
-            f.write("hugetlb\n")
-        with open(path, "w") as f:
-            f.write("cgroup2 %s cgroup2 rw 0 0\n" % root)
-        version, why = throttle.hierarchy(path)
-        self.assertIsNone(version)
-        self.assertIn("no cgroup hierarchy here has the cpu controller", why)
-
-
-@unittest.skipUnless(throttle.available()[0], "no CPU quota on this host")
-class ThrottleTestCase(unittest.TestCase):
-    """This host's kernel: the cap is made, entered and removed."""
-
-    def test_a_command_runs_inside_the_cap_and_the_cap_goes(self):
-        cap = throttle.Throttle(0.1)
-        try:
-            self.assertIn("10 % of one CPU's time withheld", cap.describe())
-            inside = subprocess.run(
-                cap.wrap(["cat", "/proc/self/cgroup"]), capture_output=True,
-                text=True, check=True).stdout
-            self.assertIn("/" + os.path.basename(cap.path), inside)
-            quota = "cpu.max" if cap.version == 2 else "cpu.cfs_quota_us"
-            with open(os.path.join(cap.path, quota)) as f:
-                self.assertEqual(str(throttle.PERIOD_US * 9 // 10),
-                                 f.read().split()[0])
-        finally:
-            cap.close()
-        self.assertFalse(os.path.exists(cap.path))
+    def test_the_share_is_the_kernels_weights(self):
+        self.assertAlmostEqual(110 / 1134, known_effect.share(10))
+        self.assertAlmostEqual(820 / 1844, known_effect.share(1))
+        for nice in (0, 20, -1, 1.5, True):
+            with self.assertRaises(ValueError):
+                known_effect.share(nice)
 
     def test_a_value_with_shell_words_reaches_the_command_as_it_is(self):
-        cap = throttle.Throttle(0.1)
-        self.addCleanup(cap.close)
-        said = subprocess.run(cap.wrap(["echo", "$(id); `x` 'y'"]),
-                              capture_output=True, text=True).stdout
+        said = subprocess.run(
+            known_effect.Neighbour().wrap(["echo", "$(id); `x` 'y'"]),
+            capture_output=True, text=True, timeout=30).stdout
         self.assertEqual("$(id); `x` 'y'\n", said)
 
-    def test_a_cap_left_by_a_dead_process_is_removed(self):
-        _, root = throttle.hierarchy()
-        stale = os.path.join(root, "%s%d-1" % (throttle.PREFIX, 2 ** 22 + 7))
-        os.makedirs(stale, exist_ok=True)
-        throttle.Throttle(0.2).close()
-        self.assertFalse(os.path.exists(stale))
+    def test_it_runs_at_its_nice_beside_the_command_and_ends_with_it(self):
+        # the command (the wrapper's pid, exec'd): the neighbour's nice
+        probe = ("sleep 0.3; ps -o ni= -p $(pgrep -f \"; done $$\\$\"); "
+                 "sleep 1")
+        proc = subprocess.Popen(
+            ["taskset", "-c", "0"] + known_effect.Neighbour(10).wrap(
+                ["sh", "-c", probe]), stdout=subprocess.PIPE, text=True)
+        self.addCleanup(processes.end_group, proc)
+        out, _ = proc.communicate(timeout=30)
+        self.assertEqual(["10"], out.split())
+        self.assertEqual([], _neighbours_of(proc.pid))
 
-    def test_nonsense_shares_are_refused(self):
-        for share in (0, 1, -0.1):
-            with self.assertRaises(base.DriverError):
-                throttle.Throttle(share)
+    def test_a_killed_command_takes_its_neighbour_along(self):
+        proc = subprocess.Popen(known_effect.Neighbour(10).wrap(
+            ["sleep", "30"]))
+        self.addCleanup(processes.end_group, proc)
+        time.sleep(0.3)
+        self.assertEqual(1, len(_neighbours_of(proc.pid, wait=False)))
+        proc.kill()
+        proc.wait()
+        self.assertEqual([], _neighbours_of(proc.pid))
+
+
+def _neighbours_of(pid, wait=True):
+    """The busy loops beside the command at pid (after it ended: 0.5 s)."""
+    if wait:
+        time.sleep(0.5)
+    return subprocess.run(["pgrep", "-f", "; done %d$" % pid],
+                          capture_output=True, text=True).stdout.split()
 
 
 class AgainstTwinValidationTestCase(unittest.TestCase):
@@ -172,14 +129,14 @@ class AgainstTwinValidationTestCase(unittest.TestCase):
             config={"args": dict({"tests": ["quick-cpu"]}, **args)},
             plugin_cfg=None, vtype="syntax")
 
-    def test_the_aa_needs_no_quota(self):
-        with mock.patch.object(throttle, "available", _quota(False)):
-            self.assertEqual([], self.errors())
+    def test_good_input_passes(self):
+        self.assertEqual([], self.errors())
+        self.assertEqual([], self.errors(neighbour_nice=10))
 
-    def test_a_known_effect_without_a_quota_is_refused_with_why(self):
-        with mock.patch.object(throttle, "available", _quota(False)):
-            found = " ".join(self.errors(withheld=0.1))
-        self.assertIn("withheld: no cpu controller (stand-in)", found)
+    def test_a_nice_beyond_the_kernels_is_refused(self):
+        self.assertIn("neighbour_nice: the neighbour's nice is 1 to 19, "
+                      "not 25", " ".join(self.errors(neighbour_nice=25)))
 
-    def test_a_share_beyond_the_bounds_is_refused(self):
-        self.assertIn("withheld", " ".join(self.errors(withheld=0.95)))
+    def test_an_unpinned_known_effect_is_refused(self):
+        self.assertIn("neighbour_nice needs pinned: true", " ".join(
+            self.errors(neighbour_nice=10, pinned=False)))

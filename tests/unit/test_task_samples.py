@@ -66,15 +66,12 @@ class TaskFilesTestCase(unittest.TestCase):
         # host capacity check is left out: these files are meant for hosts
         # of any size (kek2015's fileio at concurrency 32 needs 256 GiB of
         # disk); test_validators checks it against this host for real.
-        # So is the engine check: unit tests start no engine daemon; and
-        # the CPU quota's (the 3.13 run's tree has no cgroups).
+        # So is the engine check: unit tests start no engine daemon.
         eng = engine.TaskEngine(config, mock.MagicMock(), mock.Mock())
         # Likewise the guest image built here, which rcbench_guest uploads.
         with mock.patch.object(validators.HostCapacityValidator,
                                "validate", return_value=None), \
                 mock.patch.object(validators.EngineReadyValidator,
-                                  "validate", return_value=None), \
-                mock.patch.object(validators.CpuQuotaValidator,
                                   "validate", return_value=None), \
                 mock.patch.object(lifecycle_validators.LifecycleReadyValidator,
                                   "validate", return_value=None), \

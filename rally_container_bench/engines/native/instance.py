@@ -30,24 +30,24 @@ class NativeExecutor(base.Executor):
     """Commands on this host; with cpu, confined to that CPU (taskset).
 
     kind: the platform its runs are reported as (native; the instrument
-    check's cells: report/instrument.py). throttle: an
-    engines.native.throttle.Throttle the commands run in.
+    check's cells: report/instrument.py). neighbour: an
+    engines.native.known_effect.Neighbour beside each command, on its CPU.
     """
 
     on_host = True
 
-    def __init__(self, cpu=None, kind="native", throttle=None):
+    def __init__(self, cpu=None, kind="native", neighbour=None):
         self.cpu = cpu
         self.kind = kind
-        self.throttle = throttle
+        self.neighbour = neighbour
 
     def run(self, argv, timeout, cwd=None):
         started = time.monotonic()
         words = [str(word) for word in argv]
+        if self.neighbour is not None:
+            words = self.neighbour.wrap(words)
         if self.cpu is not None:
             words = ["taskset", "-c", str(self.cpu)] + words
-        if self.throttle is not None:
-            words = self.throttle.wrap(words)
         try:
             proc = subprocess.Popen(
                 words, cwd=cwd,
@@ -72,14 +72,10 @@ class NativeExecutor(base.Executor):
 
     def describe(self):
         facts = dict(host_facts(), driver=self.kind)
-        if self.throttle is not None:
-            facts["known_effect"] = self.throttle.describe()
-            facts["known_withheld"] = self.throttle.withheld
+        if self.neighbour is not None:
+            facts["known_effect"] = self.neighbour.describe()
+            facts["known_withheld"] = self.neighbour.withheld
         return facts
-
-    def close(self):
-        if self.throttle is not None:
-            self.throttle.close()
 
 
 def host_facts():
