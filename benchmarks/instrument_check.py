@@ -20,7 +20,8 @@ measured pair SD):
   the look's alpha (with its 95 % upper bound, Clopper-Pearson);
 - the A/A cells decided "equivalent";
 - the detection rate of the known effect ("worse", its CI covering the
-  injected amount), its CI's coverage, and the recovered effect's bias;
+  injected amount, known within +-0.5 %: engines.native.known_effect),
+  its CI's coverage, and the recovered effect's bias;
 - the periodic gate: consecutive A/A runs compared as baseline and
   candidate (etc/periodic/thresholds.yaml): runs the gate would fail.
 
@@ -140,8 +141,8 @@ def figures(document, margins, withheld, looks, pairs):
         injected = instrument.expected_change(withheld, higher)
         recovered = [r["change"] for r in known if r["change"] is not None]
         covered = [r for r in known if r["change_ci_low"] is not None
-                   and r["change_ci_low"] <= injected
-                   <= r["change_ci_high"]]
+                   and instrument.covers(r["change_ci_low"],
+                                         r["change_ci_high"], injected)]
         detected = [r for r in covered if r["verdict"] == "worse"]
         sd = statistics.median([r["pair_sd"] for r in aa
                                 if r["pair_sd"] is not None] or [None])

@@ -20,6 +20,7 @@ Pure: reads the comparison's rows.
 import statistics
 
 from rally_container_bench.engines.native import instance as native
+from rally_container_bench.engines.native import known_effect
 
 AA, SLOWED = native.AA, native.SLOWED
 PLATFORMS = (AA, SLOWED)
@@ -99,12 +100,17 @@ def _verdict(row):
             "ci_high": row["change_ci_high"], "pairs": row["pairs"]}
 
 
+def covers(low, high, injected, within=known_effect.KNOWN_WITHIN):
+    """Whether a CI holds an effect known to within +-within."""
+    return low - within <= injected <= high + within
+
+
 def _known(row, withheld):
     found = _verdict(row)
     injected = None if withheld is None else expected_change(
         withheld, row["higher_is_better"])
     covered = injected is not None and row["change_ci_low"] is not None \
-        and row["change_ci_low"] <= injected <= row["change_ci_high"]
+        and covers(row["change_ci_low"], row["change_ci_high"], injected)
     expected = "worse"
     found.update(injected=injected, covered=covered,
                  detected=row["verdict"] == expected and covered,
@@ -137,11 +143,12 @@ def warnings(found):
                 said.append(
                     "instrument check: the known effect on %s (%+.1f %% "
                     "injected) was measured at %+.1f %% [%+.1f, %+.1f] at "
-                    "concurrency %s: its CI misses the true size, so this "
-                    "run's intervals may too" % (
+                    "concurrency %s: its CI misses the true size (known "
+                    "within +-%g %%), so this run's intervals may too" % (
                         kind["metric"], 100 * known["injected"],
                         100 * known["change"], 100 * known["ci_low"],
-                        100 * known["ci_high"], known["concurrency"]))
+                        100 * known["ci_high"], known["concurrency"],
+                        100 * known_effect.KNOWN_WITHIN))
     return said
 
 

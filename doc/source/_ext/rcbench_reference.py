@@ -197,8 +197,14 @@ def decide_summary(path):
         decided = json.load(f)
     margins = ", ".join("%s +-%g %%" % (kind, 100 * value) for kind, value
                         in sorted(decided["margins"].items()))
-    return ("%(decided)d of %(cells)d cells decided in %(elapsed_s).0f s "
+    said = ("%(decided)d of %(cells)d cells decided in %(elapsed_s).0f s "
             "(budget %(budget_s).0f s)" % decided) + ", margins " + margins
+    if decided.get("instrument_cells"):
+        said += ("; the platforms' %d of %d, beside the instrument check's "
+                 "cells (%s)" % (decided["platform_decided"],
+                                 decided["platform_cells"],
+                                 ", ".join(decided["instrument_cells"])))
+    return said
 
 
 def setup(app):
