@@ -13,8 +13,8 @@ throttling cost 1.2-2 % beyond its share, at 100 ms a half-second run
 lost 1.3-2.8 % less (a fresh period's full quota).
 
 The loop runs in the test's session and CPU (the wrapper execs the
-test; the loop is its sibling) and ends as soon as the test's process
-is gone, also when the test is killed.
+test; the loop is its child) and ends as soon as the test's process is
+gone (reaped), also when the test is killed.
 """
 
 # kernel/sched/core.c sched_prio_to_weight, nice 0 to 19
@@ -25,9 +25,18 @@ DEFAULT_NICE = 10
 # (memory read loses 0.2 % less than cpu); a CI narrower than this is
 # said to hold the effect when it comes within this much of it.
 KNOWN_WITHIN = 0.005
-# the loop: busy while the test (the wrapper's pid, exec'd) lives
-_WRAPPER = ('nice -n "$0" sh -c \'while kill -0 "$0" 2>/dev/null; do :; '
-            'done\' "$$" </dev/null >/dev/null 2>&1 & exec "$@"')
+# The loop: busy while the test lives, i.e. while the wrapper's pid (the
+# test, exec'd) is there, with the start time it had (read every 20000
+# turns, not each: reading the test's /proc/PID/stat in a tight loop
+# doubled the pairs' spread; a pid handed out again has another start,
+# /proc/PID/stat's 22nd field, the 20th after the comm).
+_LOOP = ('start=; n=0; while [ -e /proc/"$0" ]; do n=$((n + 1)); '
+         '[ "$n" -lt 20000 ] && [ -n "$start" ] && continue; n=0; '
+         'read -r s < /proc/"$0"/stat || exit 0; s=${s##*) }; set -- $s; '
+         '[ -n "$start" ] || start=${20}; [ "${20}" = "$start" ] || exit 0; '
+         'done')
+_WRAPPER = ('nice -n "$0" sh -c \'%s\' "$$" </dev/null >/dev/null 2>&1 & '
+            'exec "$@"' % _LOOP)
 
 
 def share(nice):
