@@ -73,7 +73,7 @@ class UnpairedCloudTestCase(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "decide",
                                                      "rally.json")))
 
-    def test_a_plain_run_gives_no_verdict_across_hosts(self):
+    def test_a_plain_zun_run_on_the_rally_host_keeps_its_verdict(self):
         uuid, _ = self.home.start(
             cloud.TASK, "--task-args-file", cloud.ARGS, "--task-args",
             json.dumps(PLAIN_ARGS), "--env", ENV, timeout=1200)
@@ -90,22 +90,20 @@ class UnpairedCloudTestCase(unittest.TestCase):
         zun = [r for r in comparison.rows_for(report, platform=label)
                if r["metric"] == "sysbench.cpu.events_per_s"]
         self.assertTrue(zun, [r["platform"] for r in report["rows"]])
+        # This one-node cloud's Zun runs its containers on the Rally host
+        # itself, where native ran: unpaired, yet on native's own host,
+        # so a verdict (placement.off_native_host; its cross-host cells
+        # are tests/unit's). Nova's hosts here are other names.
+        (cell,) = [c for c in report["placement"] if c["platform"] == label]
+        native = next(p for p in report["platforms"]
+                      if p["label"] == "native")
+        self.assertEqual([dict(native["environment"])["host"]],
+                         list(cell["hosts"]), report["placement"])
         for row in zun:
-            self.assertNotIn(row["verdict"], ("equivalent", "worse",
-                                              "better"), row)
-            self.assertIn("against the Rally host's native", row["note"])
-        (warning,) = [w for w in report["warnings"]
-                      if w.startswith("not comparable")]
-        self.assertIn("%s at 1" % label, warning)
+            self.assertNotIn("against the Rally host's native", row["note"])
+        self.assertEqual([], [w for w in report["warnings"]
+                              if w.startswith("not comparable")])
         with open(os.path.join(out, "comparison.json")) as f:
-            self.assertIn(warning, json.load(f)["warnings"])
-        with open(os.path.join(out, "comparison.md")) as f:
-            self.assertIn(warning, f.read())
-        dom = helpers.offline_dom(
-            "file://" + os.path.join(out, "comparison.html"),
-            os.path.join(self.tmp, "chromium"))
-        box = dom[dom.find('class="warning'):][:3000]
-        self.assertIn("not comparable: ", box)
-        self.assertIn("%s at 1" % label, box)
+            self.assertEqual(report["warnings"], json.load(f)["warnings"])
         left = cloud.leftovers([uuid])
         self.assertEqual({key: [] for key in left}, left)
