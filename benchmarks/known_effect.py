@@ -14,14 +14,12 @@ that CI's half-width and its distance from nominal are both within it.
 """
 
 import argparse
-import math
-import statistics
 import subprocess
 import sys
 
-from scipy import stats
-
 from rally_container_bench.engines.native import known_effect
+from rally_container_bench.report import equivalence
+from rally_container_bench.report import sequential
 from rally_container_bench.workloads.sysbench import command
 from rally_container_bench.workloads.sysbench import parse
 from rally_container_bench.workloads.sysbench import presets
@@ -60,14 +58,12 @@ def measure(pairs, nice, cpu, executable="sysbench"):
 
 
 def summary(ratios, expected):
-    logs = [math.log(r) for r in ratios]
-    mean = statistics.fmean(logs)
-    half = stats.t.ppf(0.975, len(logs) - 1) * statistics.stdev(logs) \
-        / math.sqrt(len(logs))
-    change = math.expm1(mean)
-    return {"change": change, "ci_low": math.expm1(mean - half),
-            "ci_high": math.expm1(mean + half), "pair_sd": statistics.stdev(
-                logs), "from_nominal": change - expected}
+    """The change (mean log ratio, 95 % t CI) as the report pairs it."""
+    found = equivalence.paired_effect(ratios, [1.0] * len(ratios), True)
+    return {"change": found.ratio - 1, "ci_low": found.ci_low - 1,
+            "ci_high": found.ci_high - 1,
+            "pair_sd": sequential.pair_sd(ratios, [1.0] * len(ratios)),
+            "from_nominal": found.ratio - 1 - expected}
 
 
 def main(argv=None):
