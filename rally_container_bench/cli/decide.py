@@ -18,6 +18,7 @@ def given_settings(args):
     given = {key: getattr(args, key) for key in decide_settings.DEFAULTS}
     if args.harness_yields is not None:
         given["harness_yields"] = args.harness_yields == "true"
+    given["pairing"] = args.pairing
     return given
 
 
@@ -52,7 +53,8 @@ def _run(args):
             args.out, settings["budget_s"], settings["max_rounds"],
             settings["pairs_per_round"], margins,
             harness_yields=settings["harness_yields"],
-            instrument_check=settings["instrument_check"])
+            instrument_check=settings["instrument_check"],
+            pairing=settings["pairing"])
     except (planner.DecideError, rally_reads.RallyReadError) as e:
         print("\nrcbench decide: error: %s" % e, file=sys.stderr)
         return 2
@@ -115,6 +117,13 @@ def add_parser(sub):
                    choices=("true", "false"),
                    help="Rally's own CPU out of the pairs (over the args "
                         "file's decide: harness_yields)")
+    p.add_argument("--pairing", choices=("auto", "at-once", "sequential"),
+                   help="how a test meets its native twin: auto (measure "
+                        "the A/A both ways first, then per kind of test "
+                        "the steadier), at-once (on two CPUs, released "
+                        "together, where the host has them) or "
+                        "sequential (over the args file's decide: "
+                        "pairing; default auto)")
     p.add_argument("--margin", type=float, default=0.02,
                    help="equivalence margin (default 0.02)")
     p.add_argument("--margin-for", action="append", metavar="KIND=FRACTION",

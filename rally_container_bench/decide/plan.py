@@ -13,6 +13,7 @@ from rally_container_bench.engines import catalog
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.engines import registry
 from rally_container_bench.report import comparison
+from rally_container_bench.report import margins as margins_lib
 from rally_container_bench.validity import compute_hosts as host_access
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -201,7 +202,10 @@ def upper_quartile(values):
 
 
 def pair_spreads(report, cells):
-    """{kind: [pair SD of each cell's headline metric]}, decided or not.
+    """{margin key: [pair SD of each cell's headline metric]}.
+
+    Decided cells or not; a kind's cells paired at once apart ("cpu at
+    once": their floor is another).
 
     All of a kind's cells, not only those round 1 left undecided: those
     are by selection the noisiest, and two or three of them set a margin
@@ -214,8 +218,9 @@ def pair_spreads(report, cells):
         for preset in presets:
             for row in headline_rows(report, label, step, preset):
                 if row.get("pair_sd") is not None:
-                    spreads[comparison.kind_of(row["metric"])].append(
-                        row["pair_sd"])
+                    spreads[margins_lib.margin_key(
+                        comparison.kind_of(row["metric"]),
+                        row.get("pairing"))].append(row["pair_sd"])
     return spreads
 
 

@@ -25,20 +25,24 @@ import sys
 import time
 
 from rally_container_bench.decide import budget
+from rally_container_bench.decide import pairing as pairing_lib
 from rally_container_bench.decide import plan as planner
 from rally_container_bench.decide import rally_reads
 from rally_container_bench.decide import rally_runs
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence
+from rally_container_bench.report import margins as margins_lib
 from rally_container_bench.report import render
+from rally_container_bench.report import results
 from rally_container_bench.report import sequential
 from rally_container_bench.workloads import tests as tests_lib
 
 
 def decide(rally, task, args, env, out, budget, max_rounds, pairs,
            margins=None, stream=sys.stdout, tags=("rcbench-decide",),
-           harness_yields=False, instrument_check=True):
+           harness_yields=False, instrument_check=True,
+           pairing=pairing_lib.AUTO):
     """Run rounds; write the reports into out; return (summary, report).
 
     margins: {kind: fraction or "auto"}; an "auto" kind's margin is chosen
@@ -46,11 +50,13 @@ def decide(rally, task, args, env, out, budget, max_rounds, pairs,
     (report.sequential.margin_from_noise), its floor the default margin.
     harness_yields: Rally at the lowest CPU priority (rally_runs.yield_cpu;
     how: yield_kind). instrument_check: add the A/A and known-effect
-    cells (planner.instrument_cells; report/instrument.py).
+    cells (planner.instrument_cells; report/instrument.py). pairing:
+    auto (a calibration of the A/A both ways chooses, per kind of test,
+    at once or in sequence: decide/pairing.py), at-once or sequential.
     """
     run = SequentialRun(rally, task, args, env, out, budget, max_rounds,
                         pairs, margins, stream, tags, harness_yields,
-                        instrument_check)
+                        instrument_check, pairing)
     return run.run()
 
 
@@ -76,11 +82,18 @@ def yield_kind(args):
     return rally_runs.LOCAL
 
 
+# An auto margin of cells paired at once is never below this: their
+# pairs' floor lies under KEK's +-2 % resolution (cpu pair SD 0.4-0.75 %
+# at once against 2.5 % in sequence, 2026-12-04).
+AT_ONCE_FLOOR = 0.01
+
+
 class SequentialRun:
 
     def __init__(self, rally, task, args, env, out, budget, max_rounds,
                  pairs, margins, stream, tags=("rcbench-decide",),
-                 harness_yields=False, instrument_check=True):
+                 harness_yields=False, instrument_check=True,
+                 pairing=pairing_lib.AUTO):
         self.yielding = yield_kind(args) if harness_yields else None
         self.rally, self.task, self.args, self.env = rally, task, args, env
         self.reads = rally_reads.RallyReads.of_argv(rally)
@@ -104,6 +117,10 @@ class SequentialRun:
         self.margins = {k: (floor if v == "auto" else v)
                         for k, v in margins.items()}
         self.margin_notes = {}
+        self.pairing = {"setting": pairing, "modes": {}, "notes": []}
+        if pairing not in pairing_lib.SETTINGS:
+            raise planner.DecideError("pairing: %s is not one of %s" % (
+                pairing, ", ".join(pairing_lib.SETTINGS)))
         self.natives = [(step, list(args.get("tests", [])))
                         for step in sorted({s for (_, s) in
                                             self.platform_cells})] \
@@ -120,6 +137,7 @@ class SequentialRun:
         for note in self.instrument_notes:
             self.progress.say(note)
         with rally_runs.Interrupt() as interrupt:
+            self._choose_pairing(interrupt)
             left, uuids, rounds, document = self._rounds(interrupt)
         if not uuids:
             raise planner.DecideError("no round ran")
@@ -149,6 +167,7 @@ class SequentialRun:
                 len(t) - len(left.get(cell, []))
                 for cell, t in self.platform_cells.items()),
             "instrument_notes": self.instrument_notes,
+            "pairing": self.pairing,
             "tasks": uuids, "interrupted": interrupt.seen,
             "sla_failed": [u for u, ok in zip(uuids, passed) if not ok],
             "made_by": report["made_by"]}
@@ -170,9 +189,10 @@ class SequentialRun:
         planned = left  # the cells the next round runs
         for number in range(1, self.looks + 1):
             started = time.monotonic()
-            plan = planner.plan_round(
-                planned, number, self.args.get("seed", 1), self.pairs,
-                self.natives if number == 1 else ())
+            plan = [row + [self.pairing["modes"].get(row[1])]
+                    for row in planner.plan_round(
+                        planned, number, self.args.get("seed", 1),
+                        self.pairs, self.natives if number == 1 else ())]
             uuid, cut = self._round(number, plan, interrupt)
             if uuid is None:
                 break
@@ -212,14 +232,48 @@ class SequentialRun:
                                         rally_runs.minutes(room)))
         return left, uuids, rounds, document
 
-    def _round(self, number, plan, interrupt):
+    def _choose_pairing(self, interrupt):
+        """Each step's {kind: mode} (decide/pairing.py), said and kept."""
+        setting = self.pairing["setting"]
+        if setting == pairing_lib.cpu_pairs.SEQUENTIAL:
+            return
+        tests = self.args.get("tests", [])
+        steps, notes = pairing_lib.steps_at_once(
+            self.args, sorted({s for (_, s) in self.platform_cells}))
+        self.pairing["notes"] += notes
+        for note in notes:
+            self.progress.say(note)
+        if not steps or not pairing_lib.kinds_of(tests):
+            return
+        if setting == pairing_lib.cpu_pairs.AT_ONCE:
+            self.pairing["modes"] = pairing_lib.forced(setting, steps, tests)
+            return
+        pairs = max(self.pairs, pairing_lib.CALIBRATION_PAIRS)
+        plan = pairing_lib.calibration_plan(steps, tests, pairs)
+        self.progress.say("pairing: the A/A at once and in sequence first, "
+                          "at %s at once (%d pairs each), to choose" % (
+                              ", ".join(map(str, steps)), pairs))
+        uuid, _ = self._round(1, plan, interrupt, looks=1)
+        if uuid is None:
+            return
+        document = self.reads.report([uuid], os.path.join(
+            self.out, "pairing-calibration.json"))
+        modes, facts, lines = pairing_lib.choose(
+            comparison.build([document]), steps, tests)
+        self.pairing.update(modes=modes, calibration=facts,
+                            calibration_task=uuid)
+        self.pairing["notes"] += lines
+        for line in lines:
+            self.progress.say(line)
+
+    def _round(self, number, plan, interrupt, looks=None):
         """Run round number.
 
         Returns its task's uuid (None when interrupted) and whether the
         budget ended it after a workload (rally_runs.BudgetStop).
         """
         round_args = dict(self.args, plan=plan, round_number=number,
-                          looks=self.looks, paired=True)
+                          looks=looks or self.looks, paired=True)
         self.progress.update(round=number)
         offset = os.path.getsize(self.log_path) \
             if os.path.exists(self.log_path) else 0
@@ -247,25 +301,29 @@ class SequentialRun:
         rounds = self.looks
         spreads = planner.pair_spreads(report, self.platform_cells)
         floors = planner.pair_spreads(report, self.instrument_aa())
+        at_once = margins_lib.margin_key  # "cpu at once"
         for kind in self.auto:
-            sd = planner.upper_quartile(spreads[kind])
-            chosen = sequential.margin_from_noise(
-                sd, self.pairs * rounds, self.looks,
-                floor=self.margins.get(kind))
-            # never narrower than the A/A's own pairs can hold
-            aa_sd = max(floors[kind]) if floors[kind] else None
-            held = sequential.margin_from_noise(
-                aa_sd, self.pairs * rounds, self.looks,
-                floor=self.margins.get(kind))
-            self.margins[kind] = min(planner.MAX_AUTO_MARGIN,
-                                     max(chosen, held))
-            self.margin_notes[kind] = {"pair_sd": sd, "pairs": self.pairs
-                                       * rounds, "margin": self.margins[kind],
-                                       "aa_pair_sd": aa_sd,
-                                       "aa_margin": held}
-            self.progress.say(planner.margin_message(
-                kind, self.margins[kind], sd, len(spreads[kind]),
-                self.pairs * rounds, aa_sd, held))
+            floor = self.margins.get(kind)
+            keys = [kind] + [at_once(kind, results.AT_ONCE)] * (
+                at_once(kind, results.AT_ONCE) in spreads)
+            for key in keys:
+                lowest = floor if key == kind else min(floor, AT_ONCE_FLOOR)
+                sd = planner.upper_quartile(spreads.get(key, []))
+                chosen = sequential.margin_from_noise(
+                    sd, self.pairs * rounds, self.looks, floor=lowest)
+                # never narrower than the A/A's own pairs can hold
+                aa_sd = max(floors[key]) if floors.get(key) else None
+                held = sequential.margin_from_noise(
+                    aa_sd, self.pairs * rounds, self.looks, floor=lowest)
+                self.margins[key] = min(planner.MAX_AUTO_MARGIN,
+                                        max(chosen, held))
+                self.margin_notes[key] = {
+                    "pair_sd": sd, "pairs": self.pairs * rounds,
+                    "margin": self.margins[key], "aa_pair_sd": aa_sd,
+                    "aa_margin": held}
+                self.progress.say(planner.margin_message(
+                    key, self.margins[key], sd, len(spreads.get(key, [])),
+                    self.pairs * rounds, aa_sd, held))
         return comparison.build([document], margins=self.margins)
 
     def instrument_aa(self):

@@ -9,12 +9,14 @@ import json
 
 import yaml
 
+from rally_container_bench.decide import pairing
 from rally_container_bench.decide import plan as planner
 from rally_container_bench.validity import compute_hosts as host_access
 
 DEFAULTS = {"budget_s": 600, "max_rounds": 6, "pairs_per_round": 3}
 # the decide mapping's keys besides DEFAULTS'
-OTHER_SETTINGS = ("margins", "harness_yields", "instrument_check")
+OTHER_SETTINGS = ("margins", "harness_yields", "instrument_check",
+                  "pairing")
 MARGIN_KINDS = ("cpu", "memory", "disk", "network", "footprint", "phase",
                 "default")
 
@@ -77,6 +79,10 @@ def settings_of(task_args, given=None):
         if not isinstance(settings[flag], bool):
             raise ValueError("decide: %s is true or false, not %r"
                              % (flag, settings[flag]))
+    settings.setdefault("pairing", pairing.AUTO)
+    if settings["pairing"] not in pairing.SETTINGS:
+        raise ValueError("decide: pairing is one of %s, not %r" % (
+            ", ".join(pairing.SETTINGS), settings["pairing"]))
     return settings
 
 

@@ -38,7 +38,8 @@ def run_decided(rally, options, run_dir, log, tags):
             settings["budget_s"], settings["max_rounds"],
             settings["pairs_per_round"], margins, stream=_LogStream(log),
             tags=tags, harness_yields=settings["harness_yields"],
-            instrument_check=settings["instrument_check"])
+            instrument_check=settings["instrument_check"],
+            pairing=settings["pairing"])
     except (planner.DecideError, rally_reads.RallyReadError) as e:
         return [], "not run: %s" % e, False
     uuids = summary["tasks"]

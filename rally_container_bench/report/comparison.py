@@ -7,13 +7,13 @@ JSON, Markdown) write out. Knows no engine.
 
 import collections
 import datetime
-import fnmatch
 import statistics
 
 from rally_container_bench.core import provenance
 from rally_container_bench.report import disturbance
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import instrument
+from rally_container_bench.report import margins as margins_lib
 from rally_container_bench.report import placement
 from rally_container_bench.report import results
 from rally_container_bench.report import sequential
@@ -32,32 +32,17 @@ CSV_COLUMNS = ("metric", "unit", "platform", "concurrency", "n", "failed",
 EXTRA_COLUMNS = ("higher_is_better", "verdict", "margin", "change",
                  "change_ci_low", "change_ci_high", "equivalence_p",
                  "iterations_needed", "rounds", "round_changes",
-                 "iterations", "pairs", "moments", "pair_sd", "alpha",
+                 "iterations", "pairs", "moments", "pair_sd", "pairing",
+                 "alpha",
                  "time_to_verdict_s", "note")
 # One number per measurement in the headline: a test's MiB/s where it
 # moves data (memory, fileio, fio), else the first of these.
 PRIMARY_RATES = ("events_per_s", "throughput_gbit_s", "requests_per_s",
                  "iops")
-# Kinds of metric a margin can be given for (margins={kind: fraction}).
-KINDS = (("cpu", "sysbench.cpu.*"), ("memory", "sysbench.memory*"),
-         ("disk", "sysbench.fileio*"), ("disk", "fio.*"),
-         ("network", "iperf3.*"), ("network", "http.*"),
-         ("footprint", "footprint.*"))
-
-
-def kind_of(metric):
-    """cpu, memory, disk, network, footprint or phase."""
-    for kind, pattern in KINDS:
-        if fnmatch.fnmatchcase(metric, pattern):
-            return kind
-    return "phase"
-
-
-def margin_of(metric, margins):
-    """The equivalence margin of a metric: its kind's, else the default."""
-    margins = margins or {}
-    return margins.get(kind_of(metric),
-                       margins.get("default", equivalence.DEFAULT_MARGIN))
+# the kinds of metric and their margins (margins_lib): kept here too
+kind_of = margins_lib.kind_of
+margin_of = margins_lib.margin_of
+mode_of = margins_lib.mode_of
 
 
 ENVIRONMENT_KEYS = (
@@ -113,10 +98,12 @@ def build(documents, title=None, margins=None):
                 if not values.get(key) and not collected.left_out[key] \
                         and not collected.failed[(label, concurrency)]:
                     continue  # e.g. a footprint (concurrency 1 only)
+                mode = mode_of(collected, key)
                 row = _row(metric, label, concurrency, values, collected,
-                           margin_of(metric["name"], margins),
+                           margin_of(metric["name"], margins, mode),
                            pairs.get(key), alpha, moments,
                            off_host.get((label, concurrency)))
+                row["pairing"] = mode
                 row.update(_rounds(metric, label, concurrency, by_round))
                 row["time_to_verdict_s"] = sequential.time_to_verdict(
                     collected, key, row["verdict"])
@@ -131,7 +118,8 @@ def build(documents, title=None, margins=None):
         "generated_at": datetime.datetime.now(datetime.timezone.utc)
                                          .strftime("%Y-%m-%d %H:%M UTC"),
         "methods": dict(stats.METHODS, alpha=stats.ALPHA,
-                        **equivalence_methods(margins, collected.looks)),
+                        **margins_lib.equivalence_methods(
+                            margins, collected.looks)),
         "baseline": NATIVE,
         "platforms": [_platform(label, platform, collected)
                       for label, platform in _baseline_first(
@@ -182,32 +170,6 @@ def _baseline_first(platforms):
     the baseline in front.
     """
     return sorted(platforms.items(), key=lambda item: item[0] != NATIVE)
-
-
-def equivalence_methods(margins, looks=None):
-    margins = dict(margins or {})
-    default = margins.pop("default", equivalence.DEFAULT_MARGIN)
-    text = "+-%g %%" % (100 * default)
-    if margins:
-        text += " (%s)" % ", ".join("%s +-%g %%" % (k, 100 * v)
-                                    for k, v in sorted(margins.items()))
-    return {
-        "margin": text,
-        "sequential": sequential.METHOD % (looks, equivalence.ALPHA / looks)
-        if looks else None,
-        "paired": "where a platform's tests were paired with native twins "
-                  "(the same test on this host beside it): the mean of "
-                  "the within-pair log ratios, one-sample t, and the pairs "
-                  "that would settle it",
-        "verdict": "ratio of geometric means with Welch's t on the logs; "
-                   "equivalent: two one-sided tests (TOST) within the "
-                   "margin at alpha %.3g each (the 95 %% CI inside it); "
-                   "worse / better: significant (two-sided, alpha %.2g) and "
-                   "the estimate beyond the margin; otherwise inconclusive, "
-                   "with the iterations per platform that would settle it "
-                   "at the observed spread (power %.1f)"
-                   % (equivalence.EQUIVALENCE_ALPHA, equivalence.ALPHA,
-                      equivalence.POWER)}
 
 
 def _steps(collected, label):

@@ -15,6 +15,7 @@ from rally_container_bench.report import disturbance
 from rally_container_bench.report import forest
 from rally_container_bench.report import instrument
 from rally_container_bench.report import plots
+from rally_container_bench.report import results
 
 FILE_NAMES = {"html": "comparison.html", "csv": "comparison.csv",
               "json": "comparison.json", "md": "comparison.md"}
@@ -72,6 +73,8 @@ def ratio_cell(row):
         text += " (across hosts, stated identical)"
     if row.get("round_flip"):
         text += " ↕"
+    if row.get("pairing") and row["pairing"] != results.IN_SEQUENCE:
+        text += " (%s)" % row["pairing"]
     return text + _failed(row)
 
 

@@ -34,6 +34,9 @@ Sample = collections.namedtuple(
               "round pair twin_of host moment",
     defaults=(None, None, None, None, None))
 NATIVE = "native"
+# A pair's mode where its record names none (results before pairs at once)
+IN_SEQUENCE = "in sequence"
+AT_ONCE = "at once"
 ROUND_CONTEXT = "rcbench_round"
 
 
@@ -107,6 +110,9 @@ class Collected:
         self.placement = collections.defaultdict(collections.Counter)
         # (label, concurrency) -> Counter of how tests were paired
         self.pairing = collections.defaultdict(collections.Counter)
+        # (metric, label, concurrency) -> Counter of its kept pairs' modes
+        # (validity.cpu_pairs.SAID: "at once", "in sequence")
+        self.modes = collections.defaultdict(collections.Counter)
         # label -> the task's name of the cell (rcbench_round's "cell")
         self.cells = {}
         self.looks = None  # a sequential run's planned looks per cell
@@ -273,6 +279,9 @@ def _collect_iteration(collected, iteration, scenario, args, concurrency,
             continue
         if facts.get("beside_load_alike") and not facts.get("twin"):
             collected.alike[(metric,) + key] += 1
+        if facts.get("paired") and not facts.get("twin"):
+            collected.modes[(metric,) + key][
+                facts.get("pairing") or IN_SEQUENCE] += 1
         pair = moment = None
         if facts.get("twin") or facts.get("paired"):
             pair = moment = (collected._iteration_number, metric,
@@ -300,6 +309,8 @@ def _kept(facts):
     """True, or why a record is left out of verdicts."""
     if facts.get("final") is False:
         return "re-measured"
+    if facts.get("skewed"):
+        return "skewed start"
     if facts.get("disturbed"):
         return "disturbed"
     return True

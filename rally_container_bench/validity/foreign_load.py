@@ -295,3 +295,13 @@ def pair_disturbed(loads, limit, saturated_share=SATURATED_SHARE):
     """Whether a pair is disturbed: a run is, and not alike_in_pair."""
     return any(disturbed(load, limit, saturated_share) for load in loads) \
         and not alike_in_pair(loads, limit)
+
+
+def read_window(outcome, window):
+    """Set outcome's load, host and read_on from a run's window readings."""
+    if window.readings:
+        before, after = window.readings
+        outcome.load = load(before, after)
+        outcome.host = cpu.host_load((before.cpu, before.running),
+                                     (after.cpu, after.running))
+        outcome.read_on = after.host

@@ -6,7 +6,9 @@ import unittest
 from unittest import mock
 
 from rally_container_bench.task import output_tables as tables
+from rally_container_bench.task.scenarios import at_once
 from rally_container_bench.task.scenarios import measured_runs
+from rally_container_bench.task.scenarios import quiet_wait as waits_lib
 from rally_container_bench.validity import clock
 from rally_container_bench.validity import cpu
 from rally_container_bench.validity import hosts
@@ -48,21 +50,21 @@ class ScheduledStartTestCase(unittest.TestCase):
         # the instance's clock 50 s ahead: read at 150.1 between 100 and
         # 100.2 on this host's
         read = clock.ClockRead(sent=100.0, guest=150.1, received=100.2)
-        start = measured_runs.scheduled(time.time() + 1, read)
+        start = at_once.scheduled(time.time() + 1, read)
         self.assertAlmostEqual(time.time() + 51, start.at, delta=0.1)
-        self.assertAlmostEqual(1 + measured_runs.MAX_EXTRA_WAIT_S,
+        self.assertAlmostEqual(1 + at_once.MAX_EXTRA_WAIT_S,
                                start.at_most, delta=0.1)
 
     def test_an_unread_clock_is_taken_for_this_host_s(self):
         at = time.time() + 1
-        self.assertEqual(at, measured_runs.scheduled(at).at)
+        self.assertEqual(at, at_once.scheduled(at).at)
 
     def test_a_start_already_past_waits_for_nothing_but_the_bound(self):
-        start = measured_runs.scheduled(time.time() - 5)
-        self.assertEqual(measured_runs.MAX_EXTRA_WAIT_S, start.at_most)
+        start = at_once.scheduled(time.time() - 5)
+        self.assertEqual(at_once.MAX_EXTRA_WAIT_S, start.at_most)
 
     def test_no_release_no_schedule(self):
-        self.assertIsNone(measured_runs.scheduled(None))
+        self.assertIsNone(at_once.scheduled(None))
 
 
 class DisturbedTestCase(unittest.TestCase):
@@ -120,13 +122,13 @@ class _Runs(measured_runs.MeasuredRunsMixin):
 class QuietWaitTestCase(unittest.TestCase):
 
     def setUp(self):
-        measured_runs._stayed_busy.clear()
-        self.addCleanup(measured_runs._stayed_busy.clear)
+        waits_lib._stayed_busy.clear()
+        self.addCleanup(waits_lib._stayed_busy.clear)
 
     def wait(self, foreign, quiet_wait=30.0, unplaced=()):
         host = ScriptedHost(foreign, unplaced)
         runs = _Runs()
-        with mock.patch.object(measured_runs, "QUIET_WINDOW_S", 0.001):
+        with mock.patch.object(waits_lib, "QUIET_WINDOW_S", 0.001):
             row = runs._wait_for_quiet(
                 _plan(host=host, quiet_wait=quiet_wait),
                 tests_lib.resolve("quick-cpu"))
@@ -147,10 +149,10 @@ class QuietWaitTestCase(unittest.TestCase):
         windows, waits = self.wait([0.9, 0.1])
         self.assertEqual((1, "no (still busy)"), (windows, waits[0][4]))
         windows, waits = self.wait([0.1, 0.9])
-        self.assertEqual((1, measured_runs.QUIET), (windows, waits[0][4]))
+        self.assertEqual((1, waits_lib.QUIET), (windows, waits[0][4]))
 
     def test_waits_while_rallys_unplaced_cpu_may_hide_foreign_load(self):
-        with mock.patch.object(measured_runs, "LOG") as log:
+        with mock.patch.object(waits_lib, "LOG") as log:
             windows, waits = self.wait([0.0, 0.0], unplaced=[0.6, 0.0])
         self.assertEqual((2, "yes"), (windows, waits[0][4]))
         self.assertIn("0.00 cores of foreign load, 0.60 of Rally's",
@@ -175,10 +177,10 @@ class QuietWaitTestCase(unittest.TestCase):
 
         host = TwoCpus([])
         quick_cpu = tests_lib.resolve("quick-cpu")
-        with mock.patch.object(measured_runs, "QUIET_WINDOW_S", 0.001):
+        with mock.patch.object(waits_lib, "QUIET_WINDOW_S", 0.001):
             row = _Runs()._wait_for_quiet(_plan(host=host, quiet_wait=30.0),
                                           quick_cpu)
-            self.assertEqual((1, 1.0, measured_runs.ROOM),
+            self.assertEqual((1, 1.0, waits_lib.ROOM),
                              (host.windows, row[3], row[4]))
             # a test with no twin waits for quiet
             row = _Runs()._wait_for_quiet(
@@ -195,8 +197,8 @@ class RemeasureTestCase(unittest.TestCase):
     """A disturbed test is measured again only if its host went quiet."""
 
     def setUp(self):
-        measured_runs._stayed_busy.clear()
-        self.addCleanup(measured_runs._stayed_busy.clear)
+        waits_lib._stayed_busy.clear()
+        self.addCleanup(waits_lib._stayed_busy.clear)
 
     def attempts(self, foreign):
         """Attempts made of one test whose runs are all disturbed."""
@@ -214,7 +216,7 @@ class RemeasureTestCase(unittest.TestCase):
         waits = []
         plan = _plan(host=ScriptedHost(foreign), quiet_wait=0.05,
                      twin=None)
-        with mock.patch.object(measured_runs, "QUIET_WINDOW_S", 0.001):
+        with mock.patch.object(waits_lib, "QUIET_WINDOW_S", 0.001):
             runs._measure_repeat(plan, 0, 0, tests_lib.resolve("quick-cpu"),
                                  [], [], waits)
         return sorted(set(made)), [w[4] for w in waits]
@@ -235,8 +237,8 @@ class AlikePairTestCase(unittest.TestCase):
     """A pair beside the same load, a CPU free for it, is kept."""
 
     def setUp(self):
-        measured_runs._stayed_busy.clear()
-        self.addCleanup(measured_runs._stayed_busy.clear)
+        waits_lib._stayed_busy.clear()
+        self.addCleanup(waits_lib._stayed_busy.clear)
 
     def attempts(self, foreign_by_role):
         made, kept = [], []
@@ -254,7 +256,7 @@ class AlikePairTestCase(unittest.TestCase):
             kept.append((at[2], final, measured_runs._pair_disturbed(
                 plan, outcomes)))
         plan = _plan(host=ScriptedHost([0.9]), quiet_wait=0.05)
-        with mock.patch.object(measured_runs, "QUIET_WINDOW_S", 0.001):
+        with mock.patch.object(waits_lib, "QUIET_WINDOW_S", 0.001):
             runs._measure_repeat(plan, 0, 0, tests_lib.resolve("quick-cpu"),
                                  [], [], [])
         return sorted(set(made)), kept

@@ -24,6 +24,9 @@ TWINS_APART = "RCBENCH_TWINS_APART"
 # against its own twin, and under a known effect.
 AA = "native-aa"
 SLOWED = "native-slowed"
+# The A/A with every pair at once, beside the A/A in sequence: rcbench
+# decide measures both before choosing a mode (decide/pairing.py).
+AA_AT_ONCE = "native-aa-at-once"
 
 
 class NativeExecutor(base.Executor):

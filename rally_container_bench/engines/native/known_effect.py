@@ -12,6 +12,12 @@ A CPU quota (cgroup cpu.max) was tried first: at a 10 ms period its
 throttling cost 1.2-2 % beyond its share, at 100 ms a half-second run
 lost 1.3-2.8 % less (a fresh period's full quota).
 
+The cell pairs in sequence even where the others pair at once
+(validity.cpu_pairs): at once its CPU holds two runnable tasks and the
+twin's one, so the harness's own unpinned wakeups go to the twin's CPU,
+and the effect read -5.7 % instead of -9.8 % in sequence (10 pairs each,
+2026-12-04; the same commands without Rally, -8.7 to -9.3 %).
+
 The loop runs in the test's session and CPU (the wrapper execs the
 test; the loop is its child) and ends as soon as the test's process is
 gone (reaped), also when the test is killed.

@@ -29,7 +29,9 @@ class Round(context.Context):
                        "cell": {"type": "string"}}}
 
     def setup(self):
-        pass
+        # the scenarios read its seed (a pair at once's sides alternate
+        # from it: validity.cpu_pairs.sides)
+        self.context["rcbench_round"] = dict(self.config)
 
     def cleanup(self):
         pass

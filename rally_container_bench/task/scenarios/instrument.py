@@ -20,11 +20,14 @@ from rally_container_bench.engines.native import known_effect
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.task.scenarios import sysbench_utils
+from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.validity import hosts
 
 
-def cell_name(neighbour_nice):
-    return native.SLOWED if neighbour_nice else native.AA
+def cell_name(neighbour_nice, pairing=None):
+    if neighbour_nice:
+        return native.SLOWED
+    return native.AA_AT_ONCE if pairing == cpu_pairs.AT_ONCE else native.AA
 
 
 @validation.add("rcbench_sysbench_tests", param_name="tests")
@@ -35,12 +38,13 @@ def cell_name(neighbour_nice):
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
 @validation.add("rcbench_known_effect", param_name="neighbour_nice",
                 pinned_param="pinned")
+@validation.add("rcbench_pairing", param_name="pairing")
 @scenario.configure(name="NativeHost.against_twin", platform="default",
                     context={"rcbench_interrupt@default": {}})
 class AgainstTwin(sysbench_utils.SysbenchScenarioMixin, scenario.Scenario):
 
     def run(self, tests, neighbour_nice=None, sysbench_path=None,
-            timeout=None, repeat=1, pinned=True):
+            timeout=None, repeat=1, pinned=True, pairing=None):
         """Native against its native twin: the instrument's own cells.
 
         Reported as platform native-aa (no neighbour: the A/A cell, two
@@ -62,27 +66,37 @@ class AgainstTwin(sysbench_utils.SysbenchScenarioMixin, scenario.Scenario):
         :param pinned: both on one host CPU, as an instance and its twin
             (the wave's iterations each on their own, in turn); the known
             effect needs it (the neighbour shares the test's CPU)
+        :param pairing: as LocalInstances.boot_sysbench_delete's; the A/A
+            with pairing "at-once" is reported as native-aa-at-once
+            (rcbench decide measures the A/A both ways first)
         """
         abort.check("starting an iteration")
         conf = opts.register()
         executable = sysbench_path or conf.sysbench_path
-        cpu = self._wave_cpu() if pinned else None
+        cpu = twin_cpu = placed = None
+        if pinned:
+            cpu, twin_cpu, placed = self._pair_placement(pairing)
         neighbour = known_effect.Neighbour(neighbour_nice) \
             if neighbour_nice else None
-        executor = native.NativeExecutor(cpu, cell_name(neighbour_nice),
-                                         neighbour)
+        executor = native.NativeExecutor(
+            cpu, cell_name(neighbour_nice, pairing), neighbour)
         with contextlib.ExitStack() as stack:
             scratch, twins = (stack.enter_context(tempfile.TemporaryDirectory(
                 prefix="rcbench-native-", dir=conf.native_workdir))
                 for _ in range(2))
-            twin = measured_runs.Twin(native.NativeExecutor(cpu), executable,
-                                      twins)
+            twin = measured_runs.Twin(native.NativeExecutor(twin_cpu),
+                                      executable, twins)
             self.run_tests(executor, tests, executable, scratch, timeout,
-                           metadata={"pinning": _pinning(cpu)}, twin=twin,
-                           host=hosts.LocalHost(conf), repeat=repeat or 1)
+                           metadata={"pinning": _pinning(cpu, twin_cpu),
+                                     "pairing": measured_runs.pairing_said(
+                                         placed)},
+                           twin=twin, host=hosts.LocalHost(conf),
+                           repeat=repeat or 1, pairing=placed)
 
 
-def _pinning(cpu):
+def _pinning(cpu, twin_cpu):
     if cpu is None:
         return "unpinned: both where the kernel puts them"
+    if twin_cpu != cpu:
+        return "on host CPU %d, its twin on host CPU %d" % (cpu, twin_cpu)
     return "both on host CPU %d" % cpu

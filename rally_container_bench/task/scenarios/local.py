@@ -79,12 +79,14 @@ class BootAndDelete(LocalInstancesScenario):
                 driver_param="driver")
 @validation.add("rcbench_local_executable", param_name="sysbench_path",
                 conf_default="sysbench_path", if_param="native_twin")
+@validation.add("rcbench_pairing", param_name="pairing")
 @scenario.configure(name="LocalInstances.boot_sysbench_delete",
                     platform="default", context=_CONTEXTS)
 class BootSysbenchDelete(LocalInstancesScenario):
 
     def run(self, driver, tests, workdir=None, timeout=None, tuning=None,
-            native_twin=False, sysbench_path=None, repeat=1, pinned=True):
+            native_twin=False, sysbench_path=None, repeat=1, pinned=True,
+            pairing=None):
         """Boot an instance, run sysbench inside it over SSH, delete it.
 
         The phases of boot_and_delete, and between network and delete
@@ -113,17 +115,30 @@ class BootSysbenchDelete(LocalInstancesScenario):
             turn): the container's cpuset, the VM's vCPUs, the twin's
             affinity; a tuning's cpuset wins. false: where the engine
             and the kernel put them
+        :param pairing: with native_twin and pinned, how a test meets its
+            twin: "sequential" (default: right before or after it, on
+            one CPU), "at-once" (together, each on a CPU of its own core,
+            released at one instant; cpu and memory tests only), or a
+            mapping of kind (cpu, memory) to mode. A step whose pairs
+            cannot each have two CPUs pairs in sequence and says why
         """
         engine = self._driver(driver, tuning)
         workdir = workdir or engine.default_workdir
         conf = opts.register()
-        cpu = self._pair_cpu(engine) if native_twin and pinned else None
+        cpu = twin_cpu = placed = None
+        if native_twin and pinned:
+            # the tuning's, not engine.cpuset: this process's engine is
+            # shared by its iterations, and the last one's pinned CPU
+            # is no tuning (taken for one, every other iteration of a
+            # worker ran unpinned until 2026-12-04)
+            cpu, twin_cpu, placed = self._pair_placement(
+                pairing, getattr(engine.tuning, "cpuset", None))
         engine.pinned_cpu = cpu
         with contextlib.ExitStack() as stack:
             twin = None
             if native_twin:
                 twin = measured_runs.Twin(
-                    native.NativeExecutor(cpu),
+                    native.NativeExecutor(twin_cpu),
                     sysbench_path or conf.sysbench_path,
                     stack.enter_context(tempfile.TemporaryDirectory(
                         prefix="rcbench-native-", dir=conf.native_workdir)))
@@ -132,25 +147,25 @@ class BootSysbenchDelete(LocalInstancesScenario):
                 contextlib.closing(engine.executor(instance)))
             metadata = dict(self._metadata(engine), workdir=workdir,
                             workdir_fs=filesystem_type(executor, workdir),
-                            pinning=pinning(native_twin, cpu, engine))
+                            pinning=pinning(native_twin, cpu, engine,
+                                            twin_cpu))
+            if native_twin:
+                metadata["pairing"] = measured_runs.pairing_said(placed)
             self.run_tests(executor, tests, "sysbench", workdir, timeout,
                            metadata=metadata, twin=twin,
                            host=hosts.LocalHost(conf),
-                           repeat=repeat or 1,
+                           repeat=repeat or 1, pairing=placed,
                            endpoint=functools.partial(engine.endpoint,
                                                       instance))
 
-    def _pair_cpu(self, engine):
-        """This iteration's host CPU: the wave's instances spread in turn."""
-        if engine.cpuset is not None:
-            return None  # the tuning's cpuset: not ours to move
-        return self._wave_cpu()
 
-
-def pinning(native_twin, cpu, engine):
+def pinning(native_twin, cpu, engine, twin_cpu=None):
     """How the instance and its twin were placed on the host's CPUs."""
     if not native_twin:
         return "no twin"
+    if cpu is not None and twin_cpu not in (None, cpu):
+        return ("instance on host CPU %d, its native twin on host CPU %d"
+                % (cpu, twin_cpu))
     if cpu is not None:
         return "instance and its native twin on host CPU %d" % cpu
     if engine.cpuset is not None:

@@ -20,40 +20,27 @@ superseded); the report uses the final, undisturbed ones.
 import collections
 import contextlib
 import dataclasses
-import time
-
-from rally.common import logging
 
 from rally_container_bench.task import output_tables as tables
+from rally_container_bench.task.scenarios import at_once
+from rally_container_bench.task.scenarios import quiet_wait
 from rally_container_bench.validity import clock
-from rally_container_bench.validity import cpu
+from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.validity import foreign_load
 from rally_container_bench.validity import hosts
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import metrics
 from rally_container_bench.workloads import tools
 
-LOG = logging.getLogger(__name__)
 INSTANCE = "instance"
-# The window in which a busy host's load is read while waiting for quiet.
-QUIET_WINDOW_S = 1.0
-# A host that stayed busy through a whole wait is waited on for one
-# window only for this long (this process's iterations): its load is no
-# passing neighbour.
-BUSY_MEMORY_S = 300.0
-_stayed_busy = {}  # host name -> time.monotonic() of its last full wait
 NATIVE_TWIN = "native twin"
-QUIET = "yes"  # a quiet wait's row: the host went quiet
-# or its load left a CPU free (foreign_load.leaves_room): a pair beside
-# it, alike for both, keeps its answer
-ROOM = "room beside it"
 # Barrier points of one attempt: each of its two runs has two (the wave
 # is there; the wave has read its hosts), then the decision.
 SLOTS = 5
-# A scheduled start waits at most this much beyond its lead: an
-# instance's clock read wrongly must not stall its test.
-MAX_EXTRA_WAIT_S = 1.0
-
+# How an iteration's tests are paired: asked (a mode of
+# validity.cpu_pairs, or {kind: mode}; None: in sequence), why it pairs
+# in sequence all the same, and the two CPUs of its pairs at once.
+Pairing = collections.namedtuple("Pairing", "asked in_sequence_why cpus")
 Twin = collections.namedtuple("Twin", "executor executable workdir versions",
                               defaults=(None,))
 
@@ -83,6 +70,18 @@ class Plan:
     quiet_wait: float = 0.0  # seconds a re-measure waits for quiet, at most
     # of limit, where the host had no idle CPU (foreign_load.disturbed)
     saturated_share: float = foreign_load.SATURATED_SHARE
+    # a mode (cpu_pairs.MODES) or {kind: mode}; why a step that asked
+    # for pairs at once pairs in sequence (None: it may); the two CPUs
+    pairing: object = None
+    in_sequence_why: str = None
+    cpus: str = None
+    lead: float = at_once.FIRST_LEAD_S
+
+    def mode(self, spec):
+        """How a test is paired with its twin (cpu_pairs.MODES)."""
+        if self.twin is None or not pairs(spec) or self.in_sequence_why:
+            return cpu_pairs.SEQUENTIAL
+        return cpu_pairs.mode_of(self.pairing, cpu_pairs.kind_of(spec))
 
     def point(self, index, repeat, attempt, slot):
         return (((index * self.repeats + repeat) * self.attempts + attempt)
@@ -95,6 +94,8 @@ class Plan:
     def roles(self, spec, order):
         if self.twin is None or not pairs(spec):
             return [INSTANCE]
+        if self.mode(spec) == cpu_pairs.AT_ONCE:
+            return [INSTANCE, NATIVE_TWIN]
         return [INSTANCE, NATIVE_TWIN][::1 if order == 0 else -1]
 
     def describe(self):
@@ -103,6 +104,12 @@ class Plan:
             facts["native_twin"] = (
                 "each test paired with the same test on this host at the "
                 "same concurrency, right before or after it (alternating)")
+            if self.pairing not in (None, cpu_pairs.SEQUENTIAL):
+                facts["native_twin"] = (
+                    "cpu and memory tests asked at once (%s) with their "
+                    "twin on another CPU, released at one instant; %s" % (
+                        self.pairing, self.in_sequence_why or
+                        "CPUs: %s" % self.cpus))
         if self.repeats > 1:
             facts["repeat"] = "each test measured %d times" % self.repeats
         if self.host is not None:
@@ -127,6 +134,8 @@ class Outcome:
     started_clock: object = None
     limit: float = None
     saturated_share: float = foreign_load.SATURATED_SHARE
+    skew: float = None  # at once: the instance's start after its twin's
+    skewed: bool = False  # beyond cpu_pairs.skew_bound: left out
 
     @property
     def disturbed(self):
@@ -134,7 +143,7 @@ class Outcome:
                                       self.saturated_share)
 
 
-class MeasuredRunsMixin:
+class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
     """The attempts of one test; needs SysbenchScenarioMixin's helpers."""
 
     def _measure_test(self, plan, index, spec, checks, records, waits):
@@ -152,8 +161,16 @@ class MeasuredRunsMixin:
         for attempt in range(plan.attempts):
             order = (self._wave(plan) + index + repeat + attempt) % 2
             at = (index, repeat, attempt)
-            outcomes = [self._measured_run(plan, at, spec, slot, role)
-                        for slot, role in enumerate(plan.roles(spec, order))]
+            if plan.mode(spec) == cpu_pairs.AT_ONCE:
+                outcomes = self._pair_at_once(plan, at, spec, lambda inside: (
+                    Outcome(INSTANCE if inside else NATIVE_TWIN,
+                            limit=plan.limit,
+                            saturated_share=plan.saturated_share)),
+                    lambda host: _window(host, owned=True))
+            else:
+                outcomes = [self._measured_run(plan, at, spec, slot, role)
+                            for slot, role in enumerate(
+                                plan.roles(spec, order))]
             disturbed = _pair_disturbed(plan, outcomes)
             row = None
             if disturbed and attempt < plan.attempts - 1:
@@ -163,67 +180,12 @@ class MeasuredRunsMixin:
             # Still busy after the wait: measuring again now would only
             # be discarded again; the run stays flagged, out of verdicts.
             again = self._remeasure(plan, at, spec, disturbed and not (
-                row and row[-1] not in (QUIET, ROOM)))
+                row and row[-1] not in (quiet_wait.QUIET, quiet_wait.ROOM)))
             final = not again or attempt == plan.attempts - 1
             failure = self._keep(plan, spec, at, order, final, outcomes,
                                  checks, records)
             if final:
                 return failure
-
-    def _wait_for_quiet(self, plan, spec):
-        """Before a re-measure: wait, bounded, while the host stays busy.
-
-        Read in one-second windows on the host the tests run on (the
-        task's own instances and harness are not foreign). Returns the
-        wait's row of the iteration's quiet-wait table (its last field
-        QUIET when the host went quiet), or None when it did not wait; a
-        host that stayed busy through a whole wait is read for one window
-        only for BUSY_MEMORY_S.
-        """
-        if plan.host is None or plan.quiet_wait <= 0:
-            return
-        started = time.monotonic()
-        bound = plan.quiet_wait
-        if started - _stayed_busy.get(plan.host.name, -BUSY_MEMORY_S) \
-                < BUSY_MEMORY_S:
-            bound = 0.0
-        foreign, quiet, said = None, False, False
-        while True:
-            with plan.host.window(owned=False) as window:
-                time.sleep(QUIET_WINDOW_S)
-            if window.readings is None:
-                return  # not read: nothing to wait for
-            load = foreign_load.load(*window.readings)
-            foreign = load.get("foreign")
-            quiet = not foreign_load.disturbed(load, plan.limit,
-                                               plan.saturated_share)
-            room = len(plan.roles(spec, 0)) > 1 and \
-                foreign_load.leaves_room(load, plan.limit)
-            waited = time.monotonic() - started
-            if quiet or room or waited >= bound:
-                break
-            if not said:
-                said = True
-                LOG.info("host busy: waiting for quiet on %s before "
-                         "measuring %s again (%.2f cores of foreign load%s, "
-                         "limit %g; at most %g s)"
-                         % (plan.host.name, spec.label, foreign,
-                            _unplaced_said(load), plan.limit,
-                            plan.quiet_wait))
-        if not (quiet or room) and bound:
-            _stayed_busy[plan.host.name] = time.monotonic()
-        if said:
-            LOG.info("host busy: waited %.0f s on %s, %s" % (
-                waited, plan.host.name,
-                "quiet now: measuring %s again" % spec.label if quiet else
-                "a CPU free beside the load: measuring %s again, the pair "
-                "kept if the load is alike for both" % spec.label if room
-                else "still busy: %s stays flagged, not measured again "
-                "beside the load" % spec.label))
-        return [spec.label, plan.host.name, round(waited, 1),
-                None if foreign is None else round(foreign, 3),
-                QUIET if quiet else ROOM if room else "no (gave up)"
-                if bound else "no (still busy)"]
 
     def _wave(self, plan):
         iteration = self.context.get("iteration", 1)
@@ -262,7 +224,7 @@ class MeasuredRunsMixin:
             self._at_start_barrier(plan.point(*at, 2 * slot), label)
         with _window(plan.host, owned=not inside) as window:
             if plan.sync is not None:
-                start = scheduled(self._at_start_barrier(
+                start = at_once.scheduled(self._at_start_barrier(
                     plan.point(*at, 2 * slot + 1),
                     "%s (hosts read)" % label), outcome.started_clock)
             try:
@@ -279,12 +241,7 @@ class MeasuredRunsMixin:
                         start=start)
             except common.WorkloadError as e:
                 outcome.error = e
-        if window.readings:
-            before, after = window.readings
-            outcome.load = foreign_load.load(before, after)
-            outcome.host = cpu.host_load((before.cpu, before.running),
-                                         (after.cpu, after.running))
-            outcome.read_on = after.host
+        foreign_load.read_window(outcome, window)
         second = self._read_clock(executor) if outcome.started_clock \
             else None
         outcome.clock = clock.clock_check(
@@ -322,6 +279,8 @@ class MeasuredRunsMixin:
                          repeat=repeat + 1, disturbed=disturbed, order=(
                              "instance first" if order == 0
                              else "native first"))
+            if len(outcomes) > 1:
+                facts.update(_pairing_facts(plan, spec, outcome))
             if outcome.load and outcome.load.get("foreign") is not None:
                 facts["foreign_cores"] = round(outcome.load["foreign"], 3)
             if alike:
@@ -349,32 +308,50 @@ def _pair_disturbed(plan, outcomes):
 
     A pair beside more than the limit is kept where that load was alike
     for both runs, with a CPU left for it: it cancels in their ratio. A
-    test without a twin has no pair to cancel it in.
+    test without a twin has no pair to cancel it in. A pair at once
+    whose sides started too far apart is measured again as well.
     """
-    return foreign_load.pair_disturbed([o.load for o in outcomes],
-                                       plan.limit, plan.saturated_share)
+    return any(o.skewed for o in outcomes) or foreign_load.pair_disturbed(
+        [o.load for o in outcomes], plan.limit, plan.saturated_share)
 
 
-def scheduled(start_at, clock_read=None):
-    """common.Start of a wave's start (this host's epoch), or None.
+def plan_pairing(pairing):
+    """Plan's fields of a Pairing (None: in sequence)."""
+    if pairing is None:
+        return {}
+    return {"pairing": pairing.asked,
+            "in_sequence_why": pairing.in_sequence_why, "cpus": pairing.cpus}
 
-    On the instance's clock where it was read (clock_read), else on the
-    one of the host the command runs on, taken for this host's (a
-    host's own offset delays all of its runs alike, by MAX_EXTRA_WAIT_S
-    at most beyond the lead).
+
+def pairing_said(pairing):
+    """The environment's "pairing" of an iteration whose twins are local.
+
+    One text per mode and reason (the report counts iterations by it);
+    the CPUs are in its "pinning".
     """
-    if start_at is None:
-        return None
-    offset = clock.clock_offset(clock_read) or 0.0
-    return common.Start(
-        at=start_at + offset,
-        at_most=max(0.0, start_at - time.time()) + MAX_EXTRA_WAIT_S)
+    if pairing is None or pairing.asked is None:
+        return cpu_pairs.SAID[cpu_pairs.SEQUENTIAL]
+    if pairing.in_sequence_why:
+        return "in sequence, at once asked: %s" % pairing.in_sequence_why
+    kinds = ", ".join(k for k in cpu_pairs.KINDS_AT_ONCE
+                      if cpu_pairs.mode_of(pairing.asked, k)
+                      == cpu_pairs.AT_ONCE)
+    return "at once (%s): instance and twin on CPUs of their own, " \
+        "released together; the rest in sequence" % kinds
 
 
-def _unplaced_said(load):
-    unplaced = load.get("unplaced") or 0.0
-    return ", %.2f of Rally's that may hide some" % unplaced \
-        if unplaced > load["foreign"] else ""
+def _pairing_facts(plan, spec, outcome):
+    """A paired record's mode (cpu_pairs.SAID), CPUs and start skew."""
+    mode = plan.mode(spec)
+    facts = {"pairing": cpu_pairs.SAID[mode]}
+    if mode == cpu_pairs.AT_ONCE:
+        facts["order"] = "at once"
+        facts["cpus"] = plan.cpus
+        if outcome.skew is not None:
+            facts["skew_ms"] = round(1000 * outcome.skew, 2)
+        if outcome.skewed:
+            facts["skewed"] = True
+    return facts
 
 
 @contextlib.contextmanager

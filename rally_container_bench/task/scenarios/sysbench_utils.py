@@ -21,6 +21,7 @@ from rally_container_bench.task import output_tables as tables
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.validity import barrier
 from rally_container_bench.validity import clock
+from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.validity import hosts
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import metrics
@@ -66,6 +67,40 @@ class StartBarrierMixin:
         position = (self.context.get("iteration", 1) - 1) % size
         return cpus[position % len(cpus)]
 
+    def _pair_placement(self, pairing, tuned_cpuset=None):
+        """(instance's CPU, twin's CPU, measured_runs.Pairing) of a pair.
+
+        Asked at once (cpu_pairs.MODES in pairing): two CPUs of cores of
+        their own for this iteration, the sides alternating wave by wave
+        from the round's seed; where the host has too few, or a tuning
+        fixed the instance's CPUs, both on this iteration's CPU in
+        sequence, and the Pairing says why.
+        """
+        asked = pairing if pairing not in (None, cpu_pairs.SEQUENTIAL) \
+            else None
+        if asked is None:
+            cpu = None if tuned_cpuset else self._wave_cpu()
+            return cpu, cpu, measured_runs.Pairing(None, None, None)
+        if tuned_cpuset:
+            return None, None, measured_runs.Pairing(
+                asked, "the tuning's cpuset %s fixes the instance's CPUs"
+                % tuned_cpuset, None)
+        sync = barrier.current()
+        size = sync.concurrency if sync is not None else 1
+        iteration = self.context.get("iteration", 1)
+        usable, siblings = cpu_pairs.host_cpus()
+        pair, why = cpu_pairs.pair_of((iteration - 1) % size, size, usable,
+                                      siblings)
+        if pair is None:
+            cpu = self._wave_cpu()
+            return cpu, cpu, measured_runs.Pairing(asked, why, None)
+        found = self.context.get("rcbench_round") or {}
+        seed = found.get("seed", 1) * 1000 + found.get("round", 1)
+        wave = sync.wave_of(iteration) if sync else iteration - 1
+        mine, twins = cpu_pairs.sides(pair, seed, wave)
+        return mine, twins, measured_runs.Pairing(
+            asked, None, "instance on CPU %d, twin on CPU %d" % (mine, twins))
+
     def _leave_start_barrier(self):
         """Release the points this iteration will not reach (it failed)."""
         sync = barrier.current()
@@ -105,7 +140,8 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
 
     def run_tests(self, executor, tests, executable, workdir,
                   timeout=None, metadata=None, endpoint=None,
-                  synchronised=True, twin=None, host=hosts.HERE, repeat=1):
+                  synchronised=True, twin=None, host=hosts.HERE, repeat=1,
+                  pairing=None):
         """Run every test, report each, raise if any failed.
 
         A failed test does not stop the others, so one bad test loses no
@@ -119,7 +155,8 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
         load is read during each run (disturbed runs are measured
         again); None: none is read; default: this host where the
         executor runs here. repeat: measure each test (with its twin)
-        this many times in a row.
+        this many times in a row. pairing: a measured_runs.Pairing (its
+        tests' twins at once, where asked and possible).
         """
         if host is hosts.HERE:
             host = hosts.LocalHost(opts.register()) if executor.on_host \
@@ -127,14 +164,14 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
         try:
             self._run_tests(executor, tests, executable, workdir, timeout,
                             metadata, endpoint, synchronised, twin,
-                            host, repeat)
+                            host, repeat, pairing)
         finally:
             self._leave_start_barrier()
             self._start_barrier_table()
 
     def _run_tests(self, executor, tests, executable, workdir, timeout,
                    metadata, endpoint, synchronised, twin, host,
-                   repeat=1):
+                   repeat=1, pairing=None):
         conf = opts.register()
         timeout = timeout or conf.command_timeout
         specs = tests_lib.resolve_all(tests)
@@ -157,7 +194,8 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
             host=host, limit=conf.foreign_load_limit,
             attempts=1 + (conf.remeasure_limit if host else 0),
             tests=len(specs), repeats=repeat, quiet_wait=conf.quiet_wait,
-            saturated_share=conf.saturated_load_share)
+            saturated_share=conf.saturated_load_share,
+            **measured_runs.plan_pairing(pairing))
         environment.update(plan.describe())
         self.add_environment(environment)
         failures, checks, records, waits = [], [], [], []

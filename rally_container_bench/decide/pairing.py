@@ -1,0 +1,183 @@
+"""How rcbench decide pairs each step's tests: at once or in sequence.
+
+A step pairs at once where every pair of its wave can have two CPUs of
+cores of their own (validity.cpu_pairs); only its cpu and memory tests
+(a disk or a network is shared by both sides). Which of the two modes
+is used is measured, not assumed: with ``pairing: auto`` a calibration
+round runs the A/A (native against its own twin) both ways at each such
+step, and each kind pairs at once only where
+
+- its A/A pair SD at once is below the one in sequence (the floor the
+  verdicts then stand on), and
+- native's own level at once is within LEVEL_BOUND of its level alone
+  (two sides that share a core's cache, a memory bus or a sibling
+  thread slow each other: a level that drops is a cost, not noise).
+
+Pure but for the report it reads (report.comparison) and the host's CPUs.
+"""
+
+import statistics
+
+from rally_container_bench.decide import plan as planner
+from rally_container_bench.engines.native import instance as native
+from rally_container_bench.engines import registry
+from rally_container_bench.report import margins as margins_lib
+from rally_container_bench.validity import cpu_pairs
+from rally_container_bench.workloads import tests as tests_lib
+
+AUTO = "auto"
+SETTINGS = (AUTO,) + cpu_pairs.MODES
+# Native's level at once may differ from its level alone by this much.
+LEVEL_BOUND = 0.03
+
+
+def kinds_of(tests):
+    """{kind: [tests]} of the tests that may pair at once."""
+    found = {}
+    for test in tests:
+        kind = cpu_pairs.kind_of(tests_lib.resolve(test))
+        if kind in cpu_pairs.KINDS_AT_ONCE:
+            found.setdefault(kind, []).append(test)
+    return found
+
+
+def steps_at_once(args, steps, host_cpus=cpu_pairs.host_cpus):
+    """({step: None} of the steps that may pair at once, notes on the rest).
+
+    A local task's steps whose pairs each get two CPUs on cores of their
+    own; a cloud's none yet (its twins run on the compute hosts).
+    """
+    if args.get("compute_hosts") is not None or not set(
+            planner.units_of(args)) <= set(registry.INSTANCE_NAMES):
+        return [], ["pairing: in sequence on a cloud (a pair at once on a "
+                    "compute host needs the instance's CPU there, which "
+                    "this run does not pin yet)"]
+    usable, siblings = host_cpus()
+    found, notes = [], []
+    for step in steps:
+        pair, why = cpu_pairs.pair_of(0, step, usable, siblings)
+        if pair is None:
+            notes.append("pairing at %d at once: in sequence (%s)"
+                         % (step, why))
+        else:
+            found.append(step)
+    return found, notes
+
+
+def forced(setting, steps, tests):
+    """{step: {kind: mode}} of a fixed setting (at-once, sequential)."""
+    kinds = kinds_of(tests)
+    return {step: {kind: setting for kind in kinds} for step in steps}
+
+
+# The calibration's A/A cells run in blocks of this many waves, the two
+# modes in turn: native's level at once against alone is read across
+# minutes whose drift (2-4 % on the CI host) would pass for a cost.
+BLOCK_WAVES = 2
+# Pairs of each mode at least: an SD from 6 pairs is off by +-30 %, and
+# the two modes' SDs, both low on a quiet hour, swapped from one run to
+# the next (cpu 0.56 / 2.80 %, then 1.18 / 0.58 %, 2026-12-04).
+CALIBRATION_PAIRS = 10
+
+
+def calibration_plan(steps, tests, pairs):
+    """The calibration round's plan rows (plan_round's, with a pairing).
+
+    At each step the A/A in sequence and at once, pairs waves each, in
+    alternating blocks of BLOCK_WAVES.
+    """
+    bound = [t for ts in kinds_of(tests).values() for t in ts]
+    plan = []
+    if not bound:
+        return plan
+    for step in steps:
+        left = max(1, pairs)
+        while left > 0:
+            waves = min(BLOCK_WAVES, left)
+            left -= waves
+            plan += [[cell, step, bound, planner.times_for(step, waves), 1,
+                      mode] for cell, mode in (
+                          (native.AA, cpu_pairs.SEQUENTIAL),
+                          (native.AA_AT_ONCE, cpu_pairs.AT_ONCE))]
+    return plan
+
+
+def choose(report, steps, tests):
+    """({step: {kind: mode}}, {kind: facts}, [lines]) from the calibration.
+
+    report: the comparison of the calibration round. A kind pairs at
+    once at every step where it may, when its A/A at once (over those
+    steps) has the lower pair SD and native's level at once holds.
+    """
+    kinds = kinds_of(tests)
+    modes, facts, lines = {}, {}, []
+    for kind, presets in sorted(kinds.items()):
+        found = {"aa_sd_at_once": _median(_aa(report, native.AA_AT_ONCE,
+                                              steps, presets, "pair_sd")),
+                 "aa_sd_in_sequence": _median(_aa(report, native.AA, steps,
+                                                  presets, "pair_sd")),
+                 "level_at_once": _median(_levels(report, steps, presets))}
+        at_once, why = _verdict(found)
+        found.update(mode=cpu_pairs.SAID[at_once], why=why)
+        facts[kind] = found
+        modes[kind] = at_once
+        lines.append("pairing of %s: %s (%s)" % (kind, found["mode"], why))
+    return ({step: dict(modes) for step in steps}, facts, lines)
+
+
+def _verdict(found):
+    once, seq = found["aa_sd_at_once"], found["aa_sd_in_sequence"]
+    level = found["level_at_once"]
+    if once is None or seq is None:
+        return cpu_pairs.SEQUENTIAL, "the calibration's A/A has no SD"
+    said = "A/A pair SD %.2f %% at once, %.2f %% in sequence" % (
+        100 * once, 100 * seq)
+    if level is not None and abs(level) > LEVEL_BOUND:
+        return cpu_pairs.SEQUENTIAL, (
+            "%s; but native's level at once is %+.1f %% of its level alone,"
+            " beyond +-%g %%: the sides slow each other" % (
+                said, 100 * level, 100 * LEVEL_BOUND))
+    level_said = "" if level is None else \
+        "; native's level at once %+.1f %% of alone" % (100 * level)
+    if once < seq:
+        return cpu_pairs.AT_ONCE, said + level_said
+    return cpu_pairs.SEQUENTIAL, said + ": at once is no steadier here"
+
+
+def _aa(report, cell, steps, presets, field):
+    label = planner.label_of(report, cell)
+    return [row[field] for step in steps for preset in presets
+            for row in planner.headline_rows(report, label, step, preset)
+            if row.get(field) is not None]
+
+
+def _levels(report, steps, presets):
+    """Native's level at once against alone: the two A/As' own means."""
+    found = []
+    once = planner.label_of(report, native.AA_AT_ONCE)
+    alone = planner.label_of(report, native.AA)
+    for step in steps:
+        for preset in presets:
+            a = {r["metric"]: r for r in planner.headline_rows(
+                report, once, step, preset)}
+            b = {r["metric"]: r for r in planner.headline_rows(
+                report, alone, step, preset)}
+            for metric in set(a) & set(b):
+                if a[metric].get("mean") and b[metric].get("mean"):
+                    found.append(a[metric]["mean"] / b[metric]["mean"] - 1)
+    return found
+
+
+def _median(values):
+    return statistics.median(values) if values else None
+
+
+def margin_keys(kinds, modes):
+    """The margins' keys the run's cells use ("cpu", "cpu at once")."""
+    found = set(kinds)
+    for by_kind in modes.values():
+        for kind, mode in by_kind.items():
+            if mode == cpu_pairs.AT_ONCE:
+                found.add(margins_lib.margin_key(
+                    kind, cpu_pairs.SAID[cpu_pairs.AT_ONCE]))
+    return found

@@ -1,0 +1,82 @@
+"""The kinds of metric, their equivalence margins, and a cell's pairing.
+
+A margin is given per kind (cpu, memory, disk, ...); a cell whose pairs
+ran at once (validity.cpu_pairs) may have one of its own ("cpu at once"):
+its pairs' floor is another than those in sequence.
+"""
+
+import fnmatch
+
+from rally_container_bench.report import equivalence
+from rally_container_bench.report import results
+from rally_container_bench.report import sequential
+
+# Kinds of metric a margin can be given for (margins={kind: fraction}).
+KINDS = (("cpu", "sysbench.cpu.*"), ("memory", "sysbench.memory*"),
+         ("disk", "sysbench.fileio*"), ("disk", "fio.*"),
+         ("network", "iperf3.*"), ("network", "http.*"),
+         ("footprint", "footprint.*"))
+
+
+def kind_of(metric):
+    """cpu, memory, disk, network, footprint or phase."""
+    for kind, pattern in KINDS:
+        if fnmatch.fnmatchcase(metric, pattern):
+            return kind
+    return "phase"
+
+
+def margin_of(metric, margins, mode=None):
+    """The equivalence margin of a metric: its kind's, else the default.
+
+    A cell paired at once (mode results.AT_ONCE) takes its kind's margin
+    at once ("cpu at once") where one is given: its pairs' floor is
+    another than those in sequence.
+    """
+    margins = margins or {}
+    kind = kind_of(metric)
+    if mode == results.AT_ONCE and margin_key(kind, mode) in margins:
+        return margins[margin_key(kind, mode)]
+    return margins.get(kind,
+                       margins.get("default", equivalence.DEFAULT_MARGIN))
+
+
+def margin_key(kind, mode):
+    """The margins' key of a kind's cells paired in mode ("cpu at once")."""
+    return kind if mode != results.AT_ONCE else "%s %s" % (kind, mode)
+
+
+def mode_of(collected, key):
+    """How a cell's kept pairs were made: at once, in sequence, or both."""
+    modes = collected.modes.get(key)
+    if not modes:
+        return None
+    if len(modes) == 1:
+        return next(iter(modes))
+    return "mixed: " + ", ".join("%s %d" % m for m in sorted(modes.items()))
+
+
+def equivalence_methods(margins, looks=None):
+    margins = dict(margins or {})
+    default = margins.pop("default", equivalence.DEFAULT_MARGIN)
+    text = "+-%g %%" % (100 * default)
+    if margins:
+        text += " (%s)" % ", ".join("%s +-%g %%" % (k, 100 * v)
+                                    for k, v in sorted(margins.items()))
+    return {
+        "margin": text,
+        "sequential": sequential.METHOD % (looks, equivalence.ALPHA / looks)
+        if looks else None,
+        "paired": "where a platform's tests were paired with native twins "
+                  "(the same test on this host beside it): the mean of "
+                  "the within-pair log ratios, one-sample t, and the pairs "
+                  "that would settle it",
+        "verdict": "ratio of geometric means with Welch's t on the logs; "
+                   "equivalent: two one-sided tests (TOST) within the "
+                   "margin at alpha %.3g each (the 95 %% CI inside it); "
+                   "worse / better: significant (two-sided, alpha %.2g) and "
+                   "the estimate beyond the margin; otherwise inconclusive, "
+                   "with the iterations per platform that would settle it "
+                   "at the observed spread (power %.1f)"
+                   % (equivalence.EQUIVALENCE_ALPHA, equivalence.ALPHA,
+                      equivalence.POWER)}
