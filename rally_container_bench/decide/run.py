@@ -138,6 +138,10 @@ class SequentialRun:
             self.progress.say(note)
         with rally_runs.Interrupt() as interrupt:
             self._choose_pairing(interrupt)
+            if interrupt.seen:
+                raise planner.DecideError(
+                    "interrupted while the A/A chose the pairs' mode: no "
+                    "round ran")
             left, uuids, rounds, document = self._rounds(interrupt)
         if not uuids:
             raise planner.DecideError("no round ran")

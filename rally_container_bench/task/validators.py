@@ -12,10 +12,8 @@ from rally.common import validation
 
 from rally_container_bench.core import base
 from rally_container_bench.core import tuning as tuning_lib
-from rally_container_bench.engines.native import known_effect
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
-from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.workloads import tests as tests_lib
 from rally_container_bench.workloads import tools
 
@@ -168,60 +166,6 @@ class LocalExecutableValidator(validation.Validator):
         if shutil.which(value) is None:
             self.fail("%s: %r is not an executable on this host (install "
                       "it, or give its path)" % (self.param_name, value))
-
-
-@validation.configure(name="rcbench_known_effect")
-class KnownEffectValidator(validation.Validator):
-    """A neighbour's nice is 1 to 19, and it shares the test's own CPU."""
-
-    def __init__(self, param_name, pinned_param="pinned"):
-        super().__init__()
-        self.param_name = param_name
-        self.pinned_param = pinned_param
-
-    def validate(self, context, config, plugin_cls, plugin_cfg):
-        nice = _arg(config, self.param_name)
-        if nice is None:
-            return
-        try:
-            known_effect.share(nice)
-        except ValueError as e:
-            self.fail("%s: %s" % (self.param_name, e))
-        if _arg(config, self.pinned_param, True) is False:
-            self.fail("%s needs %s: true (the neighbour's share is of the "
-                      "test's own CPU)" % (self.param_name,
-                                           self.pinned_param))
-        if cpu_pairs.AT_ONCE in _asked(_arg(config, "pairing")):
-            self.fail("%s pairs in sequence, not at once (at once the "
-                      "harness's wakeups go to the twin's less loaded CPU: "
-                      "the effect read -5.7 %% for -9.7 %%)"
-                      % self.param_name)
-
-
-@validation.configure(name="rcbench_pairing")
-class PairingValidator(validation.Validator):
-    """A pairing is a mode, or {cpu|memory: mode}; at once needs pinning."""
-
-    def __init__(self, param_name, pinned_param="pinned"):
-        super().__init__()
-        self.param_name = param_name
-        self.pinned_param = pinned_param
-
-    def validate(self, context, config, plugin_cls, plugin_cfg):
-        pairing = _arg(config, self.param_name)
-        wrong = cpu_pairs.check_pairing(pairing)
-        if wrong:
-            self.fail(wrong)
-        if cpu_pairs.AT_ONCE in _asked(pairing) \
-                and _arg(config, self.pinned_param, True) is False:
-            self.fail("%s at once needs %s: true (each side on a CPU of "
-                      "its own)" % (self.param_name, self.pinned_param))
-
-
-def _asked(pairing):
-    """The modes a pairing value names (a mode, or {kind: mode})."""
-    return list(pairing.values()) if isinstance(pairing, dict) \
-        else [pairing]
 
 
 @validation.configure(name="rcbench_writable_directory")

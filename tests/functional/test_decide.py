@@ -63,6 +63,8 @@ class DecideWithHogTestCase(_LimitTestCase):
                 # the hog's run, not the instrument's (below)
                 "decide": {"budget_s": BUDGET_S, "max_rounds": 3,
                            "pairs_per_round": 3, "instrument_check": False,
+                           # pairs in sequence beside the hog
+                           "pairing": "sequential",
                            "margins": {"cpu": "auto"}}}, f)
         out = os.path.join(self.home.path, "decide")
         run = subprocess.Popen(
@@ -190,6 +192,7 @@ class DecideBesideSteadyLoadTestCase(_LimitTestCase):
                 "tests": ["quick-cpu"], "seed": 7,
                 "decide": {"budget_s": BUDGET_S, "max_rounds": 1,
                            "pairs_per_round": 4, "instrument_check": False,
+                           "pairing": "sequential",
                            "margins": {"cpu": 0.05}}}, f)
         out = os.path.join(self.home.path, "decide")
         hog = _hog(BUDGET_S + 60, cores=1)
@@ -232,11 +235,12 @@ class DecideBesideSteadyLoadTestCase(_LimitTestCase):
 class InstrumentCheckTestCase(helpers.DockerRallyTestCase):
     """A decided run with its A/A and known effect, on a quiet host.
 
-    Docker at 1 and the instrument's cells, one round of 6 waves: the A/A
-    makes no false decision, the known effect (10 % of the CPU time
-    of the CPU taken by a busy neighbour at nice 10) is found "worse",
-    the margin holds the A/A's spread, and
-    the check is at the top of the page in Chromium.
+    Docker at 1 and the instrument's cells, one round of 6 waves after the
+    calibration of the pairs' mode (the A/A at once and in sequence, 10
+    pairs each): the A/A makes no false decision, the known effect (10 %
+    of the CPU time of the CPU taken by a busy neighbour at nice 10) is
+    found "worse", the margin holds the A/A's spread, the mode chosen
+    names the cell, and the check is at the top of the page in Chromium.
     """
 
     def test_the_run_checks_itself(self):
@@ -271,9 +275,22 @@ class InstrumentCheckTestCase(helpers.DockerRallyTestCase):
         (known,) = kind["known"]
         self.assertEqual("worse", known["verdict"], kind)
         self.assertAlmostEqual(-0.097, known["change"], delta=0.03)
-        noise = summary["margins_from_noise"]["cpu"]
-        self.assertGreaterEqual(summary["margins"]["cpu"],
-                                noise["aa_margin"])
+        # the A/A both ways first (pairing: auto), the mode chosen from it
+        # names every cell's row, and its margin holds the A/A's spread
+        pairing = summary["pairing"]
+        facts = pairing["calibration"]["cpu"]
+        self.assertIsNotNone(facts["aa_sd_at_once"], pairing)
+        self.assertIsNotNone(facts["aa_sd_in_sequence"], pairing)
+        self.assertEqual(facts["mode"], {"at-once": "at once",
+                                         "sequential": "in sequence"}[
+                                             pairing["modes"]["1"]["cpu"]])
+        (row,) = [r for r in report["rows"]
+                  if r["metric"] == "sysbench.cpu.events_per_s"
+                  and r["platform"] == "docker-runc"]
+        self.assertEqual(facts["mode"], row["pairing"])
+        key = "cpu" if row["pairing"] == "in sequence" else "cpu at once"
+        noise = summary["margins_from_noise"][key]
+        self.assertGreaterEqual(summary["margins"][key], noise["aa_margin"])
         self.assertIsNotNone(noise["aa_pair_sd"])
         dom = helpers.offline_dom(
             "file://" + os.path.join(out, "comparison.html"),

@@ -233,7 +233,7 @@ class QuickstartCtrlCTestCase(helpers.DockerRallyTestCase):
             f.write("platforms: [docker]\nconcurrency: [1]\n"
                     "tests: [quick-cpu]\n"
                     "decide: {pairs_per_round: 30, "
-                    "instrument_check: false}\n")
+                    "instrument_check: false, pairing: sequential}\n")
         results = os.path.join(scratch, "results")
         # The quickstart's own venv (tools/install-deps.sh made it before
         # the tests ran), never the tox env the test runs in.
@@ -301,7 +301,8 @@ class DecideBudgetTestCase(helpers.DockerRallyTestCase):
             f.write("platforms: [native, docker]\nconcurrency: [1, 2]\n"
                     "tests: [quick-cpu]\n"
                     "decide: {budget_s: 1, max_rounds: 3, "
-                    "pairs_per_round: 3, instrument_check: false}\n")
+                    "pairs_per_round: 3, instrument_check: false, "
+                    "pairing: sequential}\n")
         out = os.path.join(self.home.path, "decide")
         run = subprocess.Popen(
             [os.path.join(helpers.BIN, "rcbench"), "decide", "--task",

@@ -154,3 +154,16 @@ class AgainstTwinValidationTestCase(unittest.TestCase):
     def test_an_unpinned_known_effect_is_refused(self):
         self.assertIn("neighbour_nice needs pinned: true", " ".join(
             self.errors(neighbour_nice=10, pinned=False)))
+
+    def test_a_known_effect_at_once_is_refused_with_why(self):
+        self.assertIn("pairs in sequence, not at once", " ".join(
+            self.errors(neighbour_nice=10, pairing="at-once")))
+
+    def test_a_pairing_is_a_mode_or_a_mapping_of_kinds(self):
+        self.assertEqual([], self.errors(pairing="at-once"))
+        self.assertEqual([], self.errors(pairing={"cpu": "at-once",
+                                                  "memory": "sequential"}))
+        self.assertIn("together is not a mode", " ".join(
+            self.errors(pairing="together")))
+        self.assertIn("pairing at once needs pinned: true", " ".join(
+            self.errors(pairing="at-once", pinned=False)))

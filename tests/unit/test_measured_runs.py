@@ -1,17 +1,21 @@
 """The plan of a test's attempts: barrier points, roles, disturbance."""
 
+import collections
 import contextlib
 import time
 import unittest
 from unittest import mock
 
+from rally_container_bench.core import base
 from rally_container_bench.task import output_tables as tables
 from rally_container_bench.task.scenarios import at_once
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.task.scenarios import quiet_wait as waits_lib
 from rally_container_bench.validity import clock
 from rally_container_bench.validity import cpu
+from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.validity import hosts
+from rally_container_bench.workloads import common
 from rally_container_bench.workloads import tests as tests_lib
 
 
@@ -353,3 +357,80 @@ class KeptTestCase(unittest.TestCase):
         sync.wave_of.return_value = 1  # iteration 3 at 2: the second wave
         self.assertEqual([2, 2], self.kept(sync))
         self.assertEqual([None, None], self.kept(None))
+
+
+Metric = collections.namedtuple("Metric", "value unit")
+Result = collections.namedtuple("Result", "metrics")
+
+
+class AtOnceTestCase(unittest.TestCase):
+    """_pair_at_once with stand-in runs (their start stamps written here).
+
+    The real pairs at once: tests/functional/test_decide_at_once.py.
+    """
+
+    def pair(self, starts, twin_error=None, length=1.0):
+        runs = _Runs()
+        runs.context = {"iteration": 1}
+        runs._read_clock = lambda executor: None
+        runs._record_inside = lambda *args: None
+        seen = []
+
+        def run_one(executor, spec, versions, executable, workdir, timeout,
+                    endpoint, timed=None, start=None):
+            side = "twin" if timed is not None else "instance"
+            seen.append((side, start.at))
+            if side == "twin" and twin_error:
+                raise twin_error
+            return common.TestRun(spec, "sysbench", Result(
+                {"total_time_s": Metric(length, "s")}), starts[side])
+
+        runs._run_one = run_one
+        executor = mock.Mock(on_host=True)
+        plan = _plan(executor=executor, twin=measured_runs.Twin(
+            mock.Mock(), "sysbench", "/tmp", {"sysbench": "1.0.20"}),
+            versions={"sysbench": "1.0.20"}, pairing="at-once",
+            cpus="instance on CPU 0, twin on CPU 1")
+        outcomes = runs._pair_at_once(
+            plan, (0, 0, 0), tests_lib.resolve("quick-cpu"),
+            lambda inside: measured_runs.Outcome(
+                measured_runs.INSTANCE if inside
+                else measured_runs.NATIVE_TWIN),
+            lambda host: contextlib.nullcontext(hosts.Window(None)))
+        return plan, outcomes, seen
+
+    def test_both_sides_wait_for_one_instant_and_the_skew_is_kept(self):
+        plan, outcomes, seen = self.pair({"instance": 100.002,
+                                          "twin": 100.0})
+        self.assertEqual(1, len({at for _, at in seen}))
+        self.assertAlmostEqual(0.002, outcomes[0].skew)
+        self.assertFalse(any(o.skewed for o in outcomes))
+        self.assertEqual(at_once.FIRST_LEAD_S, plan.lead)
+        self.assertEqual(cpu_pairs.AT_ONCE, plan.mode(
+            tests_lib.resolve("quick-cpu")))
+
+    def test_a_skew_beyond_a_hundredth_flags_the_pair_and_the_lead_grows(self):
+        plan, outcomes, _ = self.pair({"instance": 100.02, "twin": 100.0})
+        self.assertTrue(all(o.skewed for o in outcomes))
+        self.assertTrue(measured_runs._pair_disturbed(plan, outcomes))
+        self.assertEqual(2 * at_once.FIRST_LEAD_S, plan.lead)
+        facts = measured_runs._pairing_facts(
+            plan, tests_lib.resolve("quick-cpu"), outcomes[0])
+        self.assertEqual({"pairing": "at once", "order": "at once",
+                          "cpus": "instance on CPU 0, twin on CPU 1",
+                          "skew_ms": 20.0, "skewed": True}, facts)
+
+    def test_an_engine_fault_of_the_twin_fails_the_iteration(self):
+        with self.assertRaises(base.DriverError):
+            self.pair({"instance": 1.0, "twin": 1.0},
+                      twin_error=base.CommandTimeout("sysbench hung"))
+
+    def test_a_step_that_cannot_pair_at_once_pairs_in_sequence(self):
+        plan = _plan(pairing="at-once", in_sequence_why="2 need 4 CPUs")
+        self.assertEqual(cpu_pairs.SEQUENTIAL,
+                         plan.mode(tests_lib.resolve("quick-cpu")))
+        self.assertEqual(cpu_pairs.SEQUENTIAL, _plan(pairing="at-once").mode(
+            tests_lib.resolve("quick-fileio-rndrd")))
+        said = measured_runs.pairing_said(measured_runs.Pairing(
+            "at-once", "2 need 4 CPUs", None))
+        self.assertIn("in sequence, at once asked: 2 need 4 CPUs", said)

@@ -306,3 +306,54 @@ class PairedVerdictTestCase(unittest.TestCase):
         self.assertEqual(20 * 11 + 10.0, six["time_to_verdict_s"])
         self.assertIsNone(one["time_to_verdict_s"])
         self.assertIn("sequential", json.dumps(looked["methods"]))
+
+
+class PairingModeTestCase(unittest.TestCase):
+    """A cell's pairs at once: named in every report, with their margin."""
+
+    def document(self, modes, skewed=()):
+        values, twins = _drifting(n=len(modes), effect=0.995)
+        iterations = []
+        for i, (value, twin, mode) in enumerate(zip(values, twins, modes)):
+            records = _records(value, twin)
+            for record in records:
+                if mode:
+                    record.metadata["pairing"] = mode
+                if i in skewed:
+                    record.metadata["skewed"] = True
+            iterations.append(_iteration(
+                records, [_check(1, "instance", 0.0, False, "used")],
+                1000 + 20 * i))
+        return _document(iterations)
+
+    def test_the_cell_says_at_once_and_takes_the_margin_at_once(self):
+        report = comparison.build([self.document(["at once"] * 10)],
+                                  margins={"cpu": 0.02, "cpu at once": 0.01})
+        row = comparison.rows_for(report, METRIC, "docker-runc", 1)[0]
+        self.assertEqual(("at once", 0.01), (row["pairing"], row["margin"]))
+        self.assertIn("(at once)", render.ratio_cell(row))
+        csv_text = render.to_csv(report)
+        self.assertIn("pairing", csv_text.splitlines()[0])
+        self.assertIn("at once", csv_text)
+
+    def test_pairs_in_sequence_keep_the_kind_s_margin(self):
+        report = comparison.build([self.document(["in sequence"] * 10)],
+                                  margins={"cpu": 0.02, "cpu at once": 0.01})
+        row = comparison.rows_for(report, METRIC, "docker-runc", 1)[0]
+        self.assertEqual(("in sequence", 0.02),
+                         (row["pairing"], row["margin"]))
+        self.assertNotIn("(in sequence)", render.ratio_cell(row))
+
+    def test_results_before_the_modes_read_in_sequence_and_mixed_say_so(self):
+        old = comparison.build([self.document([None] * 6)])
+        self.assertEqual("in sequence", old["rows"][0]["pairing"])
+        mixed = comparison.build([self.document(
+            ["at once"] * 4 + ["in sequence"] * 4)])
+        row = comparison.rows_for(mixed, METRIC, "docker-runc", 1)[0]
+        self.assertEqual("mixed: at once 4, in sequence 4", row["pairing"])
+
+    def test_a_skewed_pair_is_left_out_and_counted(self):
+        report = comparison.build([self.document(["at once"] * 8,
+                                                 skewed=(2, 5))])
+        row = comparison.rows_for(report, METRIC, "docker-runc", 1)[0]
+        self.assertEqual(6, row["pairs"])

@@ -1,0 +1,177 @@
+"""Pairs in sequence against pairs at once: pair SD and bias, measured.
+
+    python -m benchmarks.pairs_at_once --pairs 32 --out DIR
+    python -m benchmarks.pairs_at_once --from DIR/rally.json
+
+One Rally task (rcbench decide's round runner, Rally yielding the CPU
+where the kernel has autogroup) of four cells at concurrency 1, run in
+alternating blocks of BLOCK pairs so that the hour's drift falls alike
+on all four:
+
+- native against native (NativeHost.against_twin), in sequence and at
+  once (native-aa, native-aa-at-once);
+- a container (docker by default) against native, in sequence and at
+  once (LocalInstances.boot_sysbench_delete with native_twin).
+
+For cpu and memory read it prints, per cell, the pairs kept, the pair SD
+(of the within-pair log ratios) and the bias (the mean ratio, with its
+95 % CI), and the at-once SD as a share of the sequential one. The sides
+alternate between the two CPUs (validity.cpu_pairs.sides); the start
+skew of the pairs at once is printed too.
+"""
+
+import argparse
+import collections
+import json
+import math
+import os
+import statistics
+import sys
+
+from scipy import stats
+
+from rally_container_bench.decide import rally_reads
+from rally_container_bench.decide import rally_runs
+from rally_container_bench.engines.native import instance as native
+from rally_container_bench.report import results
+from rally_container_bench.validity import cpu_pairs
+from rally_container_bench.workloads import metrics
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TASK = os.path.join(TOP, "tasks", "local_kvm_vs_containers.yaml")
+TESTS = ["quick-cpu", {"preset": "quick-memory-read",
+                       "memory_total_size": "4G"}]
+HEADLINES = ("sysbench.cpu.events_per_s", "sysbench.memory.read.mib_per_s")
+BLOCK = 2
+
+
+def plan_of(pairs, engine):
+    """The task's plan: the four cells in turn, BLOCK pairs at a time."""
+    cells = ((native.AA, cpu_pairs.SEQUENTIAL),
+             (native.AA_AT_ONCE, cpu_pairs.AT_ONCE),
+             (engine, cpu_pairs.SEQUENTIAL), (engine, cpu_pairs.AT_ONCE))
+    return [[cell, 1, TESTS, BLOCK, 1, mode]
+            for _ in range(-(-pairs // BLOCK)) for cell, mode in cells]
+
+
+def run_task(args, plan):
+    os.makedirs(args.out, exist_ok=True)
+    rally = ["rally"] + (["--config-file", args.rally_config]
+                         if args.rally_config else [])
+    task_args = {"plan": plan, "round_number": 1, "looks": 1,
+                 "paired": True, "seed": args.seed}
+    progress = rally_runs.Progress(args.budget_s, sys.stdout)
+    yields = rally_runs.LOCAL if rally_runs.autogroup_enabled() else False
+    uuid, code, _ = rally_runs.run_round(
+        rally, TASK, task_args, args.env,
+        os.path.join(args.out, "rally-task.log"), progress, plan,
+        ["rcbench-pairs-at-once"], None, yields)
+    if uuid is None:
+        raise SystemExit("the task did not start (rally exit %s): see %s"
+                         % (code, os.path.join(args.out, "rally-task.log")))
+    reads = rally_reads.RallyReads.of_argv(rally)
+    return reads.report([uuid], os.path.join(args.out, "rally.json"))
+
+
+def pairs_of(document):
+    """{(cell, mode, metric): [(instance, twin, skew_ms)]} of final pairs."""
+    found = collections.defaultdict(list)
+    for task in results.tasks_of(document):
+        for subtask in task["subtasks"]:
+            for workload in subtask["workloads"]:
+                for iteration in workload["data"]:
+                    _iteration_pairs(iteration, found)
+    return found
+
+
+def _iteration_pairs(iteration, found):
+    cell = results.environment_of(iteration).get("driver")
+    sides = collections.defaultdict(dict)
+    for table in iteration.get("output", {}).get("complete", []):
+        if table.get("title") != metrics.RECORDS_TITLE:
+            continue
+        for record in metrics.records_from(table):
+            facts = record.metadata
+            if record.metric not in HEADLINES or not facts.get("final") \
+                    or facts.get("disturbed"):
+                continue
+            key = (record.metric, facts.get("repeat"), facts.get("attempt"))
+            side = "twin" if facts.get("twin") else "instance"
+            sides[key][side] = record.value
+            sides[key]["mode"] = facts.get("pairing", results.IN_SEQUENCE)
+            sides[key]["skew"] = facts.get("skew_ms")
+    for (metric, _, _), got in sides.items():
+        if "twin" in got and "instance" in got:
+            found[(cell, got["mode"], metric)].append(
+                (got["instance"], got["twin"], got["skew"]))
+
+
+def figures(found):
+    """[{cell, mode, metric, pairs, sd, bias, ci, skew_ms}] of each group."""
+    rows = []
+    for (cell, mode, metric), pairs in sorted(found.items()):
+        logs = [math.log(a / b) for a, b, _ in pairs]
+        n = len(logs)
+        sd = statistics.stdev(logs) if n > 1 else None
+        mean = statistics.fmean(logs)
+        half = stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n) if sd else None
+        skews = [abs(s) for _, _, s in pairs if s is not None]
+        rows.append({
+            "cell": cell, "mode": mode, "metric": metric, "pairs": n,
+            "sd": sd, "bias": math.expm1(mean),
+            "ci": None if half is None else (math.expm1(mean - half),
+                                             math.expm1(mean + half)),
+            "skew_ms": max(skews) if skews else None})
+    return rows
+
+
+def show(rows, stream=sys.stdout):
+    print("%-20s %-12s %-32s %5s %8s %24s %9s" % (
+        "cell", "mode", "metric", "pairs", "pair SD", "bias [95 % CI]",
+        "skew max"), file=stream)
+    for r in rows:
+        print("%-20s %-12s %-32s %5d %7.2f%% %+7.2f%% [%+.2f, %+.2f] %9s" % (
+            r["cell"], r["mode"], r["metric"], r["pairs"],
+            100 * (r["sd"] or 0), 100 * r["bias"],
+            *(100 * x for x in (r["ci"] or (0, 0))),
+            "–" if r["skew_ms"] is None else "%.2f ms" % r["skew_ms"]),
+            file=stream)
+    by = {(r["cell"], r["mode"], r["metric"]): r for r in rows}
+    for cell in sorted({r["cell"] for r in rows}):
+        for metric in HEADLINES:
+            once = by.get((cell, results.AT_ONCE, metric))
+            seq = by.get((cell, results.IN_SEQUENCE, metric))
+            if once and seq and once["sd"] and seq["sd"]:
+                print("%s %s: pair SD at once / in sequence = %.2f" % (
+                    cell, metric, once["sd"] / seq["sd"]), file=stream)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--pairs", type=int, default=32,
+                   help="pairs per cell and mode (default 32)")
+    p.add_argument("--engine", default="docker",
+                   help="the container engine against native")
+    p.add_argument("--env", default="rcbench-local")
+    p.add_argument("--rally-config")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--budget-s", type=float, default=1800)
+    p.add_argument("--out", default="benchmark-pairs-at-once")
+    p.add_argument("--from", dest="source",
+                   help="a rally.json of an earlier run: read it only")
+    args = p.parse_args(argv)
+    if args.source:
+        with open(args.source) as f:
+            document = json.load(f)
+    else:
+        document = run_task(args, plan_of(args.pairs, args.engine))
+    rows = figures(pairs_of(document))
+    show(rows)
+    if args.out and not args.source:
+        with open(os.path.join(args.out, "figures.json"), "w") as f:
+            json.dump(rows, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""decide/pairing.py: the calibration's plan and the mode it chooses.
+
+The reports here are stand-ins (their rows written by hand); the real
+calibration runs in tests/functional/test_decide.py
+(InstrumentCheckTestCase), the pairs at once in test_decide_at_once.py.
+"""
+
+import unittest
+
+from rally_container_bench.decide import pairing
+from rally_container_bench.engines.native import instance as native
+from rally_container_bench.validity import cpu_pairs
+
+CPU = "sysbench.cpu.events_per_s"
+MEMORY = "sysbench.memory.read.mib_per_s"
+TESTS = ["quick-cpu", "quick-memory-read", "quick-fileio-rndrd"]
+
+
+def _report(cells):
+    """cells: {(cell, metric): (pair SD, own mean)} at concurrency 1."""
+    return {"cells": {native.AA: native.AA,
+                      native.AA_AT_ONCE: native.AA_AT_ONCE},
+            "platforms": [],
+            "metrics": [{"name": CPU, "headline": True},
+                        {"name": MEMORY, "headline": True}],
+            "rows": [{"platform": cell, "concurrency": 1, "metric": metric,
+                      "pair_sd": sd, "mean": mean}
+                     for (cell, metric), (sd, mean) in cells.items()]}
+
+
+def _two_cpus():
+    return [0, 1], {0: {0}, 1: {1}}
+
+
+class CalibrationPlanTestCase(unittest.TestCase):
+
+    def test_the_two_modes_alternate_in_blocks_with_the_pairs_each(self):
+        plan = pairing.calibration_plan([1], TESTS, 5)
+        cells = [row[0] for row in plan]
+        self.assertEqual([native.AA, native.AA_AT_ONCE] * 3, cells)
+        for mode, cell in ((cpu_pairs.SEQUENTIAL, native.AA),
+                           (cpu_pairs.AT_ONCE, native.AA_AT_ONCE)):
+            rows = [row for row in plan if row[0] == cell]
+            self.assertEqual(5, sum(row[3] for row in rows))
+            self.assertEqual({mode}, {row[5] for row in rows})
+        # fileio is no calibration's: it never pairs at once
+        self.assertEqual(["quick-cpu", "quick-memory-read"], plan[0][2])
+
+    def test_no_cpu_or_memory_test_no_calibration(self):
+        self.assertEqual([], pairing.calibration_plan(
+            [1], ["quick-fileio-rndrd"], 6))
+
+
+class StepsTestCase(unittest.TestCase):
+
+    def test_a_step_whose_pairs_lack_cpus_pairs_in_sequence(self):
+        steps, notes = pairing.steps_at_once(
+            {"platforms": ["native", "docker"]}, [1, 2], _two_cpus)
+        self.assertEqual([1], steps)
+        self.assertIn("pairing at 2 at once: in sequence", notes[0])
+
+    def test_a_cloud_pairs_in_sequence_and_says_so(self):
+        steps, notes = pairing.steps_at_once(
+            {"platforms": ["native", "kvm"], "compute_hosts": {}}, [1],
+            _two_cpus)
+        self.assertEqual([], steps)
+        self.assertIn("in sequence on a cloud", notes[0])
+
+
+class ChooseTestCase(unittest.TestCase):
+
+    def choose(self, cells):
+        modes, facts, lines = pairing.choose(_report(cells), [1],
+                                             ["quick-cpu"])
+        return modes[1]["cpu"], facts["cpu"], lines
+
+    def test_the_steadier_a_a_wins(self):
+        mode, facts, lines = self.choose({
+            (native.AA, CPU): (0.025, 1200.0),
+            (native.AA_AT_ONCE, CPU): (0.004, 1195.0)})
+        self.assertEqual(cpu_pairs.AT_ONCE, mode)
+        self.assertAlmostEqual(-0.0042, facts["level_at_once"], places=4)
+        self.assertIn("pairing of cpu: at once", lines[0])
+
+    def test_no_steadier_at_once_stays_in_sequence(self):
+        mode, _, lines = self.choose({
+            (native.AA, CPU): (0.006, 1200.0),
+            (native.AA_AT_ONCE, CPU): (0.012, 1200.0)})
+        self.assertEqual(cpu_pairs.SEQUENTIAL, mode)
+        self.assertIn("no steadier", lines[0])
+
+    def test_a_level_that_drops_at_once_is_a_cost_not_paired_at_once(self):
+        mode, facts, lines = self.choose({
+            (native.AA, CPU): (0.025, 1200.0),
+            (native.AA_AT_ONCE, CPU): (0.004, 1140.0)})
+        self.assertEqual(cpu_pairs.SEQUENTIAL, mode)
+        self.assertIn("slow each other", facts["why"])
+
+    def test_an_unmeasured_a_a_stays_in_sequence(self):
+        mode, _, _ = self.choose({(native.AA, CPU): (0.02, 1200.0)})
+        self.assertEqual(cpu_pairs.SEQUENTIAL, mode)
+
+    def test_margin_keys_name_the_kinds_paired_at_once(self):
+        self.assertEqual({"cpu", "memory", "cpu at once"},
+                         pairing.margin_keys(["cpu", "memory"], {
+                             1: {"cpu": cpu_pairs.AT_ONCE,
+                                 "memory": cpu_pairs.SEQUENTIAL}}))
