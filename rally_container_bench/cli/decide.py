@@ -69,11 +69,30 @@ def _run(args):
                  instrument.summary_line(report.get("instrument"))))
     for note in summary["instrument_notes"]:
         print(note)
+    print(pairing_line(summary.get("pairing") or {}))
     for cell in summary["undecided"]:
         print("undecided: " + cell)
     if summary["interrupted"]:
         return 130
     return 1 if summary["sla_failed"] else 0
+
+
+def pairing_line(pairing):
+    """How the run's tests met their twins (decide.json's pairing)."""
+    said = "; ".join("at %s: %s" % (step, ", ".join(
+        "%s %s" % (kind, "at once" if mode == "at-once" else "in sequence")
+        for kind, mode in sorted(modes.items())))
+        for step, modes in sorted((pairing.get("modes") or {}).items()))
+    said = (said + "; the rest in sequence") if said else "all in sequence"
+    found = [(kind, f) for kind, f in sorted(
+        (pairing.get("calibration") or {}).items())
+        if None not in (f.get("aa_sd_at_once"), f.get("aa_sd_in_sequence"))]
+    if found:
+        said += " (%s)" % "; ".join(
+            "%s A/A %.2f %% at once, %.2f %% in sequence" % (
+                kind, 100 * f["aa_sd_at_once"], 100 * f["aa_sd_in_sequence"])
+            for kind, f in found)
+    return "pairs: " + said
 
 
 def add_parser(sub):

@@ -52,7 +52,8 @@ class PairsAtOnceTestCase(helpers.DockerRallyTestCase):
                 for record in kept:
                     facts = record.metadata
                     self.assertEqual("at once", facts["pairing"])
-                    instance, twin = [int(w) for w in facts["cpus"].split()
+                    instance, twin = [int(w.rstrip(",")) for w in
+                                      facts["cpus"].split()
                                       if w.rstrip(",").isdigit()]
                     self.assertNotEqual(instance, twin)
                     total = [r.value for r in _records(iteration)

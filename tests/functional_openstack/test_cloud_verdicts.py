@@ -148,6 +148,14 @@ class CloudVerdictsTestCase(unittest.TestCase):
         listed = sum(len(u.split(": ")[1].split(", "))
                      for u in summary["undecided"])
         self.assertEqual(summary["cells"], summary["decided"] + listed)
+        # each cell names its pairs' mode: in sequence, and the run says
+        # why (a cloud's compute hosts do not pair at once yet)
+        self.assertEqual({}, summary["pairing"]["modes"])
+        self.assertIn("in sequence on a cloud",
+                      " ".join(summary["pairing"]["notes"]))
+        paired = [r for r in self.report["rows"] if r.get("pairs")]
+        self.assertTrue(paired)
+        self.assertEqual({"in sequence"}, {r["pairing"] for r in paired})
 
     def test_each_test_paired_on_its_instances_own_compute_host(self):
         pattern = "each test paired with a native twin on the instance's"

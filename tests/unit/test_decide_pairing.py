@@ -105,3 +105,18 @@ class ChooseTestCase(unittest.TestCase):
                          pairing.margin_keys(["cpu", "memory"], {
                              1: {"cpu": cpu_pairs.AT_ONCE,
                                  "memory": cpu_pairs.SEQUENTIAL}}))
+
+
+class PairingLineTestCase(unittest.TestCase):
+
+    def test_the_line_names_each_step_s_modes_and_the_a_a_behind_them(self):
+        from rally_container_bench.cli import decide
+        self.assertEqual(
+            "pairs: at 1: cpu at once, memory in sequence; the rest in "
+            "sequence (cpu A/A 0.40 % at once, 2.50 % in sequence)",
+            decide.pairing_line({
+                "modes": {"1": {"cpu": "at-once", "memory": "sequential"}},
+                "calibration": {"cpu": {"aa_sd_at_once": 0.004,
+                                        "aa_sd_in_sequence": 0.025},
+                                "memory": {"aa_sd_at_once": None}}}))
+        self.assertEqual("pairs: all in sequence", decide.pairing_line({}))
