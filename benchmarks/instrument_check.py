@@ -66,20 +66,25 @@ def plan_of(runs, pairs, step, tests, seed):
     return plan
 
 
-def run_task(args, plan):
-    """Run the plan as one Rally task; its exported document."""
+def run_task(args, plan, task_args=None, tag="rcbench-instrument-check"):
+    """Run the plan as one Rally task; its exported document.
+
+    task_args: the task's args besides the plan (default: this
+    benchmark's); tag: the task's Rally tag. benchmarks.pairs_at_once
+    runs its plan through it too.
+    """
     os.makedirs(args.out, exist_ok=True)
     rally = ["rally"] + (["--config-file", args.rally_config]
                          if args.rally_config else [])
-    task_args = {"plan": plan, "round_number": 1, "looks": args.looks,
-                 "paired": True, "seed": args.seed,
-                 "known_effect_nice": args.nice}
+    task_args = dict(task_args or {
+        "looks": args.looks, "known_effect_nice": args.nice},
+        plan=plan, round_number=1, paired=True, seed=args.seed)
     progress = rally_runs.Progress(args.budget_s, sys.stdout)
     yields = rally_runs.LOCAL if rally_runs.autogroup_enabled() else False
     uuid, code, _ = rally_runs.run_round(
         rally, TASK, task_args, args.env,
         os.path.join(args.out, "rally-task.log"), progress, plan,
-        ["rcbench-instrument-check"], None, yields)
+        [tag], None, yields)
     if uuid is None:
         raise SystemExit("the task did not start (rally exit %s): see %s"
                          % (code, os.path.join(args.out, "rally-task.log")))

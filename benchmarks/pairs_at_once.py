@@ -30,15 +30,12 @@ import sys
 
 from scipy import stats
 
-from rally_container_bench.decide import rally_reads
-from rally_container_bench.decide import rally_runs
+from benchmarks import instrument_check
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.report import results
 from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.workloads import metrics
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TASK = os.path.join(TOP, "tasks", "local_kvm_vs_containers.yaml")
 TESTS = ["quick-cpu", {"preset": "quick-memory-read",
                        "memory_total_size": "4G"}]
 HEADLINES = ("sysbench.cpu.events_per_s", "sysbench.memory.read.mib_per_s")
@@ -52,25 +49,6 @@ def plan_of(pairs, engine):
              (engine, cpu_pairs.SEQUENTIAL), (engine, cpu_pairs.AT_ONCE))
     return [[cell, 1, TESTS, BLOCK, 1, mode]
             for _ in range(-(-pairs // BLOCK)) for cell, mode in cells]
-
-
-def run_task(args, plan):
-    os.makedirs(args.out, exist_ok=True)
-    rally = ["rally"] + (["--config-file", args.rally_config]
-                         if args.rally_config else [])
-    task_args = {"plan": plan, "round_number": 1, "looks": 1,
-                 "paired": True, "seed": args.seed}
-    progress = rally_runs.Progress(args.budget_s, sys.stdout)
-    yields = rally_runs.LOCAL if rally_runs.autogroup_enabled() else False
-    uuid, code, _ = rally_runs.run_round(
-        rally, TASK, task_args, args.env,
-        os.path.join(args.out, "rally-task.log"), progress, plan,
-        ["rcbench-pairs-at-once"], None, yields)
-    if uuid is None:
-        raise SystemExit("the task did not start (rally exit %s): see %s"
-                         % (code, os.path.join(args.out, "rally-task.log")))
-    reads = rally_reads.RallyReads.of_argv(rally)
-    return reads.report([uuid], os.path.join(args.out, "rally.json"))
 
 
 def pairs_of(document):
@@ -164,7 +142,9 @@ def main(argv=None):
         with open(args.source) as f:
             document = json.load(f)
     else:
-        document = run_task(args, plan_of(args.pairs, args.engine))
+        document = instrument_check.run_task(
+            args, plan_of(args.pairs, args.engine), {"looks": 1},
+            "rcbench-pairs-at-once")
     rows = figures(pairs_of(document))
     show(rows)
     if args.out and not args.source:

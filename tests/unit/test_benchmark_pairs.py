@@ -1,0 +1,56 @@
+"""benchmarks/pairs_at_once.py: its plan, and the figures it reads.
+
+The documents are written here in the shape the scenarios write; the
+benchmark's real run is in the guide's report page ("Pairs at once or in
+sequence").
+"""
+
+import math
+import unittest
+
+from benchmarks import pairs_at_once
+from rally_container_bench.engines.native import instance as native
+from rally_container_bench.workloads import metrics
+
+CPU = "sysbench.cpu.events_per_s"
+
+
+def _iteration(driver, value, twin, mode, skew=None):
+    facts = dict(final=True, attempt=1, repeat=1, pairing=mode)
+    if skew is not None:
+        facts["skew_ms"] = skew
+    records = [metrics.Record(CPU, value, "events/s", True,
+                              dict(facts, paired=True)),
+               metrics.Record(CPU, twin, "events/s", True,
+                              dict(facts, twin="native"))]
+    return {"output": {"complete": [
+        {"title": "environment", "chart_plugin": "Table",
+         "data": {"cols": ["key", "value"], "rows": [["driver", driver]]}},
+        metrics.records_table(records)]}}
+
+
+class PairsAtOnceBenchmarkTestCase(unittest.TestCase):
+
+    def test_the_plan_takes_the_four_cells_in_turn(self):
+        plan = pairs_at_once.plan_of(4, "docker")
+        self.assertEqual(8, len(plan))
+        self.assertEqual(
+            [(native.AA, "sequential"), (native.AA_AT_ONCE, "at-once"),
+             ("docker", "sequential"), ("docker", "at-once")],
+            [(row[0], row[5]) for row in plan[:4]])
+        self.assertEqual(4, sum(row[3] for row in plan
+                                if row[0] == native.AA))
+
+    def test_pair_sd_and_bias_per_cell_and_mode(self):
+        data = [_iteration("docker", 1010, 1000, "at once", 0.5),
+                _iteration("docker", 1000, 1000, "at once", -1.5),
+                _iteration("docker", 990, 1000, "in sequence")]
+        document = {"tasks": [{"subtasks": [{"workloads": [
+            {"data": data}]}]}]}
+        rows = {r["mode"]: r for r in pairs_at_once.figures(
+            pairs_at_once.pairs_of(document))}
+        once = rows["at once"]
+        self.assertEqual(2, once["pairs"])
+        self.assertAlmostEqual(math.log(1.01) / math.sqrt(2), once["sd"])
+        self.assertAlmostEqual(1.5, once["skew_ms"])
+        self.assertAlmostEqual(-0.01, rows["in sequence"]["bias"])
