@@ -23,6 +23,7 @@ from rally_container_bench.core import base
 from rally_container_bench.core import labels
 from rally_container_bench.core import ssh
 from rally_container_bench.core import tuning as tuning_lib
+from rally_container_bench.engines.docker import daemon as docker_daemon
 from rally_container_bench.engines.oci import containers as oci_containers
 from rally_container_bench.engines.oci import runtimes
 
@@ -37,9 +38,10 @@ def _daemon_reachable(url, what):
     try:
         yield
     except requests.exceptions.Timeout as e:
+        hint = docker_daemon.network_deadlock(url)
         raise base.DriverError("docker %s: dockerd did not answer at %s "
-                               "within engine_call_timeout: %s"
-                               % (what, url, e))
+                               "within engine_call_timeout: %s%s"
+                               % (what, url, e, "; " + hint if hint else ""))
     except (requests.exceptions.ConnectionError,
             docker_errors.DockerException) as e:
         if isinstance(e, docker_errors.APIError):

@@ -6,6 +6,7 @@ import shutil
 
 from rally_container_bench.core import base
 from rally_container_bench.core import lifecycle
+from rally_container_bench.engines.docker import daemon
 from rally_container_bench.engines.docker import instance
 from rally_container_bench.engines.oci import cli
 
@@ -18,9 +19,15 @@ class DockerCli(cli.RuntimeCli):
         return ["--runtime", self.runtime]
 
     def _cli(self, *args, timeout=None):
-        return base.run_cli(
-            ["docker", "-H", self.conf.docker_url] + list(args),
-            timeout or self.conf.engine_call_timeout)
+        try:
+            return base.run_cli(
+                ["docker", "-H", self.conf.docker_url] + list(args),
+                timeout or self.conf.engine_call_timeout)
+        except base.CommandTimeout as e:
+            hint = daemon.network_deadlock(self.conf.docker_url)
+            if hint:
+                raise base.CommandTimeout("%s; %s" % (e, hint))
+            raise
 
     def daemon_pids(self):
         pids = [lifecycle.pid_from_file(path) for path in (
