@@ -15,6 +15,8 @@
 #   RCBENCH_PAIRS_PER_ROUND  pairs of each cell per round (default: the
 #                      args file's pairs_per_round, 6)
 #   RCBENCH_MAX_ROUNDS rounds at most (default: the args file's max_rounds)
+#   RCBENCH_PAIRING    auto, at-once or sequential (default: the args
+#                      file's decide: pairing, auto in local-quick.yaml)
 # Ctrl-C aborts the round (running iterations end, their instances are
 # deleted); the reports of what finished are still written. Exit status:
 # 0 every iteration passed, 1 some failed, 2 the run could not start, 130
@@ -34,6 +36,8 @@ budget=()
     || budget+=(--pairs-per-round "$RCBENCH_PAIRS_PER_ROUND")
 [ -z "${RCBENCH_MAX_ROUNDS:-}" ] \
     || budget+=(--max-rounds "$RCBENCH_MAX_ROUNDS")
+[ -z "${RCBENCH_PAIRING:-}" ] \
+    || budget+=(--pairing "$RCBENCH_PAIRING")
 # The args file's harness_yields needs the kernel's autogroup; where a
 # kernel has it off the quickstart still runs, with Rally in the pairs.
 autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || true)
