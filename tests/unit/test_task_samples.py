@@ -443,9 +443,11 @@ class RoundsAndLadderTestCase(unittest.TestCase):
         self.assertFalse(any("compute_hosts" in a for _, (_, a), _ in found))
 
     def test_the_cloud_task_runs_a_plan(self):
-        plan = [["nova-lxc", 2, ["quick-cpu"], 4, 1],
-                ["kvm", 1, ["quick-memory-read"], 1, 3],
-                ["zun", 2, ["quick-cpu", "quick-memory-read"], 2, 1]]
+        # as rcbench decide writes them: a sixth field, the step's
+        # pairing (none on a cloud)
+        plan = [["nova-lxc", 2, ["quick-cpu"], 4, 1, None],
+                ["kvm", 1, ["quick-memory-read"], 1, 3, None],
+                ["zun", 2, ["quick-cpu", "quick-memory-read"], 2, 1, None]]
         found = self.cloud_workloads(
             platforms=["native", "kvm", "container"],
             container=["nova-lxc", "zun"], compute_hosts={}, plan=plan,
@@ -468,6 +470,23 @@ class RoundsAndLadderTestCase(unittest.TestCase):
         # each form's only workload is its last: it removes the image
         self.assertEqual([True, True, True],
                          [c["rcbench_guest"]["last"] for _, _, c in found])
+
+    def test_a_local_plan_passes_each_cell_its_pairing(self):
+        at_once = {"cpu": "at-once", "memory": "sequential"}
+        config = self.render("local_kvm_vs_containers.yaml", paired=True,
+                             plan=[["docker", 1, ["quick-cpu"], 2, 1,
+                                    at_once],
+                                   ["native-aa-at-once", 1, ["quick-cpu"],
+                                    2, 1, "at-once"],
+                                   ["native-slowed", 1, ["quick-cpu"], 2, 1,
+                                    at_once],
+                                   ["docker", 2, ["quick-cpu"], 4, 1, None]])
+        args = [next(iter(w["scenario"].values()))
+                for sub in config["subtasks"] for w in sub["workloads"]]
+        self.assertEqual([at_once, "at-once", None, None],
+                         [a.get("pairing") for a in args])
+        # the known effect pairs in sequence (known_effect's docstring)
+        self.assertEqual(10, args[2]["neighbour_nice"])
 
     def test_an_unknown_cell_of_a_plan_fails_validation(self):
         config = self.render("kvm_vs_docker.yaml",
