@@ -5,6 +5,7 @@ import sys
 
 from rally_container_bench.decide import settings as decide_settings
 from rally_container_bench.validity import compute_hosts as host_access
+from rally_container_bench.validity import cpu_pairs
 
 
 def _rally(config_file=None):
@@ -80,7 +81,7 @@ def _run(args):
 def pairing_line(pairing):
     """How the run's tests met their twins (decide.json's pairing)."""
     said = "; ".join("at %s: %s" % (step, ", ".join(
-        "%s %s" % (kind, "at once" if mode == "at-once" else "in sequence")
+        "%s %s" % (kind, cpu_pairs.SAID[mode])
         for kind, mode in sorted(modes.items())))
         for step, modes in sorted((pairing.get("modes") or {}).items()))
     said = (said + "; the rest in sequence") if said else "all in sequence"
@@ -136,7 +137,7 @@ def add_parser(sub):
                    choices=("true", "false"),
                    help="Rally's own CPU out of the pairs (over the args "
                         "file's decide: harness_yields)")
-    p.add_argument("--pairing", choices=("auto", "at-once", "sequential"),
+    p.add_argument("--pairing", choices=decide_settings.pairing.SETTINGS,
                    help="how a test meets its native twin: auto (measure "
                         "the A/A both ways first, then per kind of test "
                         "the steadier), at-once (on two CPUs, released "

@@ -21,7 +21,6 @@ import statistics
 from rally_container_bench.decide import plan as planner
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.engines import registry
-from rally_container_bench.report import margins as margins_lib
 from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -170,14 +169,3 @@ def _levels(report, steps, presets):
 
 def _median(values):
     return statistics.median(values) if values else None
-
-
-def margin_keys(kinds, modes):
-    """The margins' keys the run's cells use ("cpu", "cpu at once")."""
-    found = set(kinds)
-    for by_kind in modes.values():
-        for kind, mode in by_kind.items():
-            if mode == cpu_pairs.AT_ONCE:
-                found.add(margins_lib.margin_key(
-                    kind, cpu_pairs.SAID[cpu_pairs.AT_ONCE]))
-    return found

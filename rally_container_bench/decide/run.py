@@ -118,9 +118,6 @@ class SequentialRun:
                         for k, v in margins.items()}
         self.margin_notes = {}
         self.pairing = {"setting": pairing, "modes": {}, "notes": []}
-        if pairing not in pairing_lib.SETTINGS:
-            raise planner.DecideError("pairing: %s is not one of %s" % (
-                pairing, ", ".join(pairing_lib.SETTINGS)))
         self.natives = [(step, list(args.get("tests", [])))
                         for step in sorted({s for (_, s) in
                                             self.platform_cells})] \
@@ -305,12 +302,10 @@ class SequentialRun:
         rounds = self.looks
         spreads = planner.pair_spreads(report, self.platform_cells)
         floors = planner.pair_spreads(report, self.instrument_aa())
-        at_once = margins_lib.margin_key  # "cpu at once"
         for kind in self.auto:
             floor = self.margins.get(kind)
-            keys = [kind] + [at_once(kind, results.AT_ONCE)] * (
-                at_once(kind, results.AT_ONCE) in spreads)
-            for key in keys:
+            at_once = margins_lib.margin_key(kind, results.AT_ONCE)
+            for key in [kind] + [at_once] * (at_once in spreads):
                 lowest = floor if key == kind else min(floor, AT_ONCE_FLOOR)
                 sd = planner.upper_quartile(spreads.get(key, []))
                 chosen = sequential.margin_from_noise(

@@ -16,6 +16,7 @@ import collections
 
 from rally_container_bench.report import overlap
 from rally_container_bench.task import output_tables as tables
+from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.workloads import metrics
 from rally_container_bench.workloads import tools
 
@@ -34,9 +35,10 @@ Sample = collections.namedtuple(
               "round pair twin_of host moment",
     defaults=(None, None, None, None, None))
 NATIVE = "native"
-# A pair's mode where its record names none (results before pairs at once)
-IN_SEQUENCE = "in sequence"
-AT_ONCE = "at once"
+# How a record names its pair's mode; in sequence where it names none
+# (results before pairs at once)
+IN_SEQUENCE = cpu_pairs.SAID[cpu_pairs.SEQUENTIAL]
+AT_ONCE = cpu_pairs.SAID[cpu_pairs.AT_ONCE]
 ROUND_CONTEXT = "rcbench_round"
 
 

@@ -100,12 +100,6 @@ class ChooseTestCase(unittest.TestCase):
         mode, _, _ = self.choose({(native.AA, CPU): (0.02, 1200.0)})
         self.assertEqual(cpu_pairs.SEQUENTIAL, mode)
 
-    def test_margin_keys_name_the_kinds_paired_at_once(self):
-        self.assertEqual({"cpu", "memory", "cpu at once"},
-                         pairing.margin_keys(["cpu", "memory"], {
-                             1: {"cpu": cpu_pairs.AT_ONCE,
-                                 "memory": cpu_pairs.SEQUENTIAL}}))
-
 
 class PairingLineTestCase(unittest.TestCase):
 

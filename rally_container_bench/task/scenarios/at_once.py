@@ -71,10 +71,7 @@ class AtOnceMixin:
             raise failed[0]
         for outcome in (inside, twin):
             foreign_load.read_window(outcome, window)
-        if inside.started_clock is not None:
-            second = self._read_clock(executor)
-            inside.clock = clock.clock_check(inside.started_clock, second) \
-                if second else {}
+        self._check_clock(executor, inside)
         skew = start_skew(inside, twin)
         if skew is not None:
             inside.skew = twin.skew = skew

@@ -242,14 +242,18 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
             except common.WorkloadError as e:
                 outcome.error = e
         foreign_load.read_window(outcome, window)
-        second = self._read_clock(executor) if outcome.started_clock \
-            else None
-        outcome.clock = clock.clock_check(
-            outcome.started_clock, second) if second else {}
+        self._check_clock(executor, outcome)
         if inside and outcome.run is not None:
             self._record_inside(outcome.run, executor.on_host,
                                 outcome.started_clock)
         return outcome
+
+    def _check_clock(self, executor, outcome):
+        """The instance's clock against this host's over the run."""
+        second = self._read_clock(executor) if outcome.started_clock \
+            else None
+        outcome.clock = clock.clock_check(
+            outcome.started_clock, second) if second else {}
 
     def _keep(self, plan, spec, at, order, final, outcomes, checks,
               records):
