@@ -1,5 +1,11 @@
 """Lifecycle instances never outlive their iteration, at 100 in parallel,
-also when a verb fails midway: each engine is asked afterwards."""
+also when a verb fails midway: each engine is asked afterwards.
+
+Docker runs them at 32, the scenarios' top concurrency: at 100 at once,
+Debian's dockerd 20.10.24 deadlocked its network controller in 2 of
+about 25 CI runs (engines/docker/deadlock, a Docker bug fixed upstream
+in 20.10.27), and no engine call ends after that.
+"""
 
 import concurrent.futures
 import os
@@ -15,7 +21,12 @@ from rally_container_bench import opts
 from rally_container_bench.task.scenarios import lifecycle
 from tests.functional import helpers
 
-PARALLEL = 100
+PARALLEL = {"docker": 32, "cri-containerd": 10}
+DEFAULT_PARALLEL = 100
+
+
+def parallel(runtime):
+    return PARALLEL.get(runtime, DEFAULT_PARALLEL)
 
 
 def scenario_of(cls, owner):
@@ -28,8 +39,10 @@ def ours(driver, owner):
                 name, task_id=owner)]
 
 
-def run_parallel(cls, driver, owner, runtime, count=PARALLEL):
-    """run() of count scenario instances at once; [exception or None]."""
+def run_parallel(cls, driver, owner, runtime):
+    """run() of parallel(runtime) scenarios at once; [exception or None]."""
+    count = parallel(runtime)
+
     def one(_):
         try:
             scenario_of(cls, owner).run(runtime)
@@ -98,25 +111,26 @@ class LifecycleCleanupTestCase(unittest.TestCase):
         finally:
             driver.discard(name)
 
-    def test_100_parallel_through_rally_leave_nothing(self):
+    def test_parallel_through_rally_leave_nothing(self):
         home = helpers.RallyHome()
         self.addCleanup(home.close)
+        count = parallel("docker")
         uuid, _ = home.start(os.path.join(
             "tasks", "local_lifecycle.yaml"), "--task-args",
             '{"runtimes": ["docker"], "serial": 1, "parallel": %d, '
-            '"footprint": [1]}' % PARALLEL)
+            '"footprint": [1]}' % count)
         report = home.results(uuid)
         for workload in helpers.workloads(report):
             self.assertEqual(0, workload["failed_iteration_count"])
         counts = [w["total_iteration_count"] for w in
                   helpers.workloads(report)
-                  if w["runner"]["constant"]["concurrency"] == PARALLEL]
-        self.assertEqual([PARALLEL, PARALLEL], counts)
+                  if w["runner"]["constant"]["concurrency"] == count]
+        self.assertEqual([count, count], counts)
         driver = registry.lifecycle_class("docker")(None, self.conf)
         for workload in helpers.workloads(report):
             self.assertEqual([], ours(driver, workload["uuid"]))
 
-    def test_verbs_failing_midway_at_100_parallel_leave_nothing(self):
+    def test_verbs_failing_midway_in_parallel_leave_nothing(self):
         for runtime in ("docker", "runc"):
             with self.subTest(runtime=runtime):
                 owner = "f%031d" % len(runtime)
@@ -125,8 +139,11 @@ class LifecycleCleanupTestCase(unittest.TestCase):
                                       FailsMidway(real), owner, runtime)
                 failed = [e for e in errors if e is not None]
                 # a third of the creates, then a third of the starts of
-                # the rest: 33 + 22
-                self.assertEqual(55, len(failed), failed[:3])
+                # the rest: 33 + 22 of 100
+                count = parallel(runtime)
+                created = count - count // 3
+                self.assertEqual(count // 3 + created // 3, len(failed),
+                                 failed[:3])
                 self.assertTrue(all("injected" in str(e) for e in failed))
                 self.assertEqual([], ours(real, owner))
                 self.assert_matcher_sees_a_live_one(real, runtime, owner)
@@ -142,7 +159,7 @@ class LifecycleCleanupTestCase(unittest.TestCase):
         broken = registry.lifecycle_class("cri-containerd")(missing, self.conf)
         owner = "c" * 32
         errors = run_parallel(lifecycle.CreateStartStopRemove, broken, owner,
-                              "cri-containerd", count=10)
+                              "cri-containerd")
         self.assertTrue(all(e is not None and "CreateContainer" in str(e)
                             for e in errors), errors[:3])
         self.assertEqual([], ours(real, owner))

@@ -66,39 +66,3 @@ def daemons(conf):
                       "/var/run/docker/containerd/containerd.pid"),
         # into a file: "goroutine stacks written to PATH" in its log
         dump_signal=signal.SIGUSR1)]
-
-
-# Debian bookworm's docker.io 20.10.24 lacks moby/libnetwork#2679 (in
-# Docker 20.10.27): a container's exit (its endpoint leaving, network
-# then controller locked) and another's removal (the watch loop,
-# controller then network) can lock each other for good. Seen in CI on
-# 2026-12-04 beside 100 containers at once: every call that touches the
-# network hung, /_ping still answered, no shim was left.
-DEADLOCK_HINT = (
-    "dockerd answers /_ping but not /networks: its network controller is "
-    "deadlocked (libnetwork, moby/moby#46661; fixed in Docker 20.10.27 by "
-    "moby/libnetwork#2679, which Debian bookworm's docker.io 20.10.24 "
-    "lacks). Nothing will end until it restarts: rcbench engines stop "
-    "docker; rcbench engines start docker")
-
-
-def network_deadlock(url, timeout=3.0, client=None):
-    """DEADLOCK_HINT when dockerd shows the libnetwork deadlock, else None.
-
-    Asked after a call timed out: /_ping (no lock) answers, /networks
-    (the controller's lock) does not within timeout.
-    """
-    import docker
-    import requests
-    api = client or docker.APIClient(base_url=url, timeout=timeout)
-    try:
-        api.ping()
-    except Exception:
-        return None  # not answering at all: not this
-    try:
-        api.networks()
-    except requests.exceptions.Timeout:
-        return DEADLOCK_HINT
-    except Exception:
-        return None
-    return None

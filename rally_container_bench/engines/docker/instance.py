@@ -23,7 +23,7 @@ from rally_container_bench.core import base
 from rally_container_bench.core import labels
 from rally_container_bench.core import ssh
 from rally_container_bench.core import tuning as tuning_lib
-from rally_container_bench.engines.docker import daemon as docker_daemon
+from rally_container_bench.engines.docker import deadlock
 from rally_container_bench.engines.oci import containers as oci_containers
 from rally_container_bench.engines.oci import runtimes
 
@@ -35,10 +35,13 @@ def _daemon_reachable(url, what):
     The SDK raises requests' ConnectionError from its calls, and a
     DockerException when a new client cannot read the daemon's version.
     """
+    hint = deadlock.known(url)
+    if hint:
+        raise base.DriverError("docker %s not sent: %s" % (what, hint))
     try:
         yield
     except requests.exceptions.Timeout as e:
-        hint = docker_daemon.network_deadlock(url)
+        hint = deadlock.after_timeout(url)
         raise base.DriverError("docker %s: dockerd did not answer at %s "
                                "within engine_call_timeout: %s%s"
                                % (what, url, e, "; " + hint if hint else ""))

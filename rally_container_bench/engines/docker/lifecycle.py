@@ -6,7 +6,7 @@ import shutil
 
 from rally_container_bench.core import base
 from rally_container_bench.core import lifecycle
-from rally_container_bench.engines.docker import daemon
+from rally_container_bench.engines.docker import deadlock
 from rally_container_bench.engines.docker import instance
 from rally_container_bench.engines.oci import cli
 
@@ -19,12 +19,16 @@ class DockerCli(cli.RuntimeCli):
         return ["--runtime", self.runtime]
 
     def _cli(self, *args, timeout=None):
+        url = self.conf.docker_url
+        hint = deadlock.known(url)
+        if hint:
+            raise base.CommandTimeout("docker %s not sent: %s"
+                                      % (args[0], hint))
         try:
-            return base.run_cli(
-                ["docker", "-H", self.conf.docker_url] + list(args),
-                timeout or self.conf.engine_call_timeout)
+            return base.run_cli(["docker", "-H", url] + list(args),
+                                timeout or self.conf.engine_call_timeout)
         except base.CommandTimeout as e:
-            hint = daemon.network_deadlock(self.conf.docker_url)
+            hint = deadlock.after_timeout(url)
             if hint:
                 raise base.CommandTimeout("%s; %s" % (e, hint))
             raise
