@@ -1,11 +1,11 @@
 """What a task left in a cloud (rcbench cleanup --env).
 
-Zun containers Rally named: rally-openstack's resource cleanup knows no
-Zun, and the rcbench_zun context cleans only at the end of a workload: a
-Rally that was killed, or a container whose delete Zun refused in its
-iteration, leaves some. With the environment's admin they are listed in
-every project and force-deleted (Zun's default policy); with a user
-only, the user's own, deleted with stop.
+Zun containers Rally named: the rcbench_zun context cleans only at the
+end of a workload: a Rally that was killed, or a container whose delete
+Zun refused in its iteration, leaves some. They go through this plugin's
+Zun resource of rally-openstack's cleanup (task/zun_resource): with the
+environment's admin, listed in every project and force-deleted (Zun's
+default policy); with a user only, the user's own, deleted with stop.
 
 The tasks' shared guest images (task/contexts/guest_share.py), which the
 task's last workload deletes, and the flavors each workload makes
@@ -80,30 +80,23 @@ class Cloud:
                     str(e).splitlines() or [type(e).__name__])[0][:160]
         return found
 
+    def _zun_view(self):
+        from rally_container_bench.task import zun_resource
+
+        if self.as_admin:
+            return zun_resource.ZunContainer(admin=self.clients)
+        return zun_resource.ZunContainer(user=self.clients)
+
     def leftovers(self, matches):
         """The containers whose names ``matches`` (Rally generated them)."""
-        kwargs = {"all_projects": True} if self.as_admin else {}
-        return [c for c in self.zun.containers.list(**kwargs)
+        return [c for c in self._zun_view().list()
                 if c.name and matches(c.name)]
 
     def delete(self, container, timeout):
         """Delete one, in any state the policy allows; wait it gone."""
-        from zunclient import exceptions as zun_exceptions
-
-        if self.as_admin:
-            self.zun.containers.delete(container.uuid, force=True,
-                                       all_projects=True)
-        else:
-            self.zun.containers.delete(container.uuid, stop=True)
-        kwargs = {"all_projects": True} if self.as_admin else {}
-
-        def gone():
-            try:
-                self.zun.containers.get(container.uuid, **kwargs)
-            except zun_exceptions.NotFound:
-                return True
-            return False
-        base.wait_until(gone, timeout, POLL_INTERVAL,
+        resource = self._zun_view().of(container)
+        resource.delete()
+        base.wait_until(resource.is_deleted, timeout, POLL_INTERVAL,
                         "Zun container %s (%s) gone"
                         % (container.name, container.uuid))
 

@@ -3,12 +3,16 @@
 An env made from the cloud's spec without its extras (a user's own env,
 with no compute_hosts named): rcbench decide refuses it before anything
 boots; a plain ``rally task start`` runs, and its comparison gives the
-Zun cell no verdict against native measured on the Rally host, with a
-warning box that Chromium finds. Skips without the cloud.
+libvirt-LXC cell (on the compute hosts aio-lxc and aio-lxc-2) no verdict
+against native measured on the Rally host, with a warning box that
+Chromium finds; the Zun cell, whose containers run on the Rally host
+itself in this one-node cloud, keeps its verdict. Skips without the
+cloud.
 """
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -20,11 +24,13 @@ from tests.functional import helpers
 from tests.functional_openstack import cloud
 
 ENV = "aio-bare"
-# native and Zun at 1, one cpu test, 3 iterations: the fewest a verdict
-# takes (report.equivalence.MIN_N)
-PLAIN_ARGS = {"platforms": ["native", "container"], "container": ["zun"],
-              "concurrency": [1], "min_concurrency": {}, "times": 3,
-              "tests": ["quick-cpu"], "boot_and_delete": False}
+# native, Zun and libvirt-LXC at 1, one cpu test, 3 iterations: the
+# fewest a verdict takes (report.equivalence.MIN_N)
+PLAIN_ARGS = {"platforms": ["native", "container"],
+              "container": ["zun", "nova-lxc"], "concurrency": [1],
+              "min_concurrency": {}, "times": 3, "tests": ["quick-cpu"],
+              "boot_and_delete": False, "spread": False}
+CPU = "sysbench.cpu.events_per_s"
 
 
 class UnpairedCloudTestCase(unittest.TestCase):
@@ -73,10 +79,11 @@ class UnpairedCloudTestCase(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "decide",
                                                      "rally.json")))
 
-    def test_a_plain_zun_run_on_the_rally_host_keeps_its_verdict(self):
+    def test_a_plain_run_gives_no_verdict_off_natives_host(self):
         uuid, _ = self.home.start(
             cloud.TASK, "--task-args-file", cloud.ARGS, "--task-args",
             json.dumps(PLAIN_ARGS), "--env", ENV, timeout=1200)
+        self.addCleanup(self.assert_nothing_left, uuid)
         results = os.path.join(self.tmp, "rally.json")
         with open(results, "w") as f:
             json.dump(self.home.results(uuid), f)
@@ -84,26 +91,47 @@ class UnpairedCloudTestCase(unittest.TestCase):
         proc = self.rcbench("compare", results, "--out", out)
         self.assertEqual(0, proc.returncode, proc.stderr)
         report = comparison.build([self.home.results(uuid)])
-        # zun's label names its runtime (zun-runc)
-        label = next(p["label"] for p in report["platforms"]
-                     if p["driver"] == "zun")
-        zun = [r for r in comparison.rows_for(report, platform=label)
-               if r["metric"] == "sysbench.cpu.events_per_s"]
-        self.assertTrue(zun, [r["platform"] for r in report["rows"]])
-        # This one-node cloud's Zun runs its containers on the Rally host
-        # itself, where native ran: unpaired, yet on native's own host,
-        # so a verdict (placement.off_native_host; its cross-host cells
-        # are tests/unit's). Nova's hosts here are other names.
-        (cell,) = [c for c in report["placement"] if c["platform"] == label]
         native = next(p for p in report["platforms"]
                       if p["label"] == "native")
-        self.assertEqual([dict(native["environment"])["host"]],
-                         list(cell["hosts"]), report["placement"])
-        for row in zun:
+        rally_host = dict(native["environment"])["host"]
+        labels = {p["driver"]: p["label"] for p in report["platforms"]}
+        hosts = {c["platform"]: list(c["hosts"])
+                 for c in report["placement"]}
+        # This one-node cloud's Zun runs its containers on the Rally host
+        # itself, where native ran: unpaired, yet on native's own host,
+        # so a verdict (placement.off_native_host).
+        self.assertEqual([rally_host], hosts[labels["zun"]])
+        for row in comparison.rows_for(report, CPU, labels["zun"]):
             self.assertNotIn("against the Rally host's native", row["note"])
-        self.assertEqual([], [w for w in report["warnings"]
-                              if w.startswith("not comparable")])
+            self.assertNotEqual("not comparable", row["verdict"])
+        # Nova's libvirt-LXC hosts are other names: no verdict.
+        lxc = labels["nova-lxc"]
+        lxc_hosts = hosts[lxc]
+        self.assertTrue(lxc_hosts)
+        self.assertNotIn(rally_host, lxc_hosts)
+        rows = comparison.rows_for(report, CPU, lxc)
+        self.assertTrue(rows, [r["platform"] for r in report["rows"]])
+        for row in rows:
+            self.assertEqual("not comparable", row["verdict"])
+            self.assertIn("against the Rally host's native", row["note"])
+        (warning,) = [w for w in report["warnings"]
+                      if w.startswith("not comparable")]
+        self.assertIn("%s at 1 (on " % lxc, warning)
+        for host in lxc_hosts:
+            self.assertIn(host, warning)
         with open(os.path.join(out, "comparison.json")) as f:
             self.assertEqual(report["warnings"], json.load(f)["warnings"])
+        with open(os.path.join(out, "comparison.md")) as f:
+            self.assertIn("not comparable: %s at 1" % lxc, f.read())
+        if helpers.CHROMIUM:
+            dom = helpers.offline_dom(
+                "file://" + os.path.join(out, "comparison.html"),
+                os.path.join(self.tmp, "profile"))
+            boxes = re.findall(r'<div class="warning">(.*?)</div>', dom,
+                               re.S)
+            self.assertTrue([b for b in boxes if "not comparable" in b
+                             and lxc_hosts[0] in b], boxes)
+
+    def assert_nothing_left(self, uuid):
         left = cloud.leftovers([uuid])
         self.assertEqual({key: [] for key in left}, left)

@@ -340,6 +340,7 @@ class AdminSecurityGroupTestCase(unittest.TestCase):
         from zunclient import exceptions as zun_exceptions
 
         from rally_container_bench.task.contexts import zun as zun_context
+        from rally_container_bench.task import zun_resource
         neutron = mock.Mock()
         neutron.delete_security_group.side_effect = [
             neutron_exceptions.Conflict(message="in use"), None]
@@ -351,6 +352,7 @@ class AdminSecurityGroupTestCase(unittest.TestCase):
         zun.containers.get.side_effect = lambda uuid, **kw: (
             mock.Mock() if uuid == "live" else
             (_ for _ in ()).throw(zun_exceptions.NotFound("gone")))
-        zun_context._delete_security_group(neutron, "g1", zun,
+        view = zun_resource.ZunContainer(admin=mock.Mock(zun=lambda: zun))
+        zun_context._delete_security_group(neutron, "g1", view,
                                            interval=0.01, grace=0)
         neutron.delete_port.assert_called_once_with("p1")

@@ -14,11 +14,12 @@ users', and the admin's) are lifted for the workload and put back after:
 Zun's defaults (40 containers, 20 vCPUs) stop KEK's 32-at-once ladder,
 and rally-openstack's quotas context knows no Zun.
 
-Cleanup (also after failures and aborts): rally-openstack's resource
-cleanup knows no Zun, so this lists the containers of the task's users and
-the admin's and deletes those whose names the workload's scenario
-generated; then the admin's group. Its order puts it before rcbench_guest's
-cleanup: the image goes after the containers that use it.
+Cleanup (also after failures and aborts): through this plugin's Zun
+resource of rally-openstack's cleanup (task/zun_resource), the containers
+of the task's users and the admin's whose names the workload's scenario
+generated are deleted and waited gone; then the admin's group. Its order
+puts it before rcbench_guest's cleanup: the image goes after the
+containers that use it.
 """
 
 import time
@@ -30,6 +31,7 @@ from rally.task import scenario
 from rally_container_bench.core import abort
 from rally_container_bench.core import base
 from rally_container_bench import opts
+from rally_container_bench.task import zun_resource
 
 LOG = logging.getLogger(__name__)
 QUOTAS = ("containers", "cpu", "memory", "disk")
@@ -93,24 +95,24 @@ class ZunContext(context.Context):
                 LOG.warning("rcbench_zun cleanup: Zun quotas of project %s "
                             "not put back to %s: %s" % (project, values, e))
 
-    def _clients(self):
-        """(zunclient, list kwargs, delete kwargs): users, then admin.
+    def _views(self):
+        """Zun resource views: each user's, then the admin's.
 
         Only an admin may force a delete under Zun's default policy.
         """
         for user in self.context.get("users", []):
-            yield user["credential"].clients().zun(), {}, {"stop": True}
+            yield zun_resource.ZunContainer(
+                user=user["credential"].clients())
         if self.context.get("admin"):
-            yield (self.context["admin"]["credential"].clients().zun(),
-                   {"all_projects": True}, {"force": True,
-                                            "all_projects": True})
+            yield zun_resource.ZunContainer(
+                admin=self.context["admin"]["credential"].clients())
 
     def cleanup(self):
         owner = scenario.Scenario.get(self.context["scenario_name"])
         owner_id = self.get_owner_id()
-        for zun, list_kwargs, delete_kwargs in self._clients():
+        for view in self._views():
             try:
-                found = [c for c in zun.containers.list(**list_kwargs)
+                found = [c for c in view.list()
                          if c.name and owner.name_matches_object(
                              c.name, task_id=owner_id)]
             except Exception as e:
@@ -118,7 +120,7 @@ class ZunContext(context.Context):
                             "%s" % e)
                 continue
             for container in found:
-                self._delete(zun, container, list_kwargs, delete_kwargs)
+                self._delete(view.of(container))
         if self.context.get("admin"):
             self._restore_quotas(
                 self.context["admin"]["credential"].clients().zun())
@@ -128,26 +130,26 @@ class ZunContext(context.Context):
             try:
                 with abort.shielded():
                     clients = self.context["admin"]["credential"].clients()
-                    _delete_security_group(clients.neutron(), group_id,
-                                           clients.zun())
+                    _delete_security_group(
+                        clients.neutron(), group_id,
+                        zun_resource.ZunContainer(admin=clients))
             except Exception as e:
                 LOG.warning("rcbench_zun cleanup: security group %s not "
                             "deleted: %s" % (group_id, e))
 
     @staticmethod
-    def _delete(zun, container, list_kwargs, delete_kwargs):
+    def _delete(container):
         LOG.warning("cleanup: deleting leftover Zun container %s"
-                    % container.name)
+                    % container.name())
         try:
-            zun.containers.delete(container.uuid, **delete_kwargs)
+            container.delete()
             with abort.shielded():  # an aborted task's leftovers go too
-                base.wait_until(
-                    lambda: _gone(zun, container.uuid, list_kwargs),
-                    opts.register().delete_timeout, 1,
-                    "Zun container %s gone" % container.name)
+                base.wait_until(container.is_deleted,
+                                opts.register().delete_timeout, 1,
+                                "Zun container %s gone" % container.name())
         except Exception as e:
             LOG.warning("cleanup: Zun container %s not deleted: %s"
-                        % (container.name, e))
+                        % (container.name(), e))
 
 
 def _delete_security_group(neutron, group_id, zun=None, interval=2,
@@ -183,7 +185,7 @@ def _delete_orphan_ports(neutron, zun, group_id):
     for port in neutron.list_ports()["ports"]:
         if group_id not in port.get("security_groups", ()):
             continue
-        if not _gone(zun, port["device_id"], {"all_projects": True}):
+        if not zun.gone(port["device_id"]):
             continue
         LOG.warning("rcbench_zun cleanup: port %s of container %s, which "
                     "Zun no longer knows, held the security group: deleted "
@@ -191,12 +193,3 @@ def _delete_orphan_ports(neutron, zun, group_id):
                     "run on its compute host)"
                     % (port["id"], port["device_id"], port["device_id"]))
         neutron.delete_port(port["id"])
-
-
-def _gone(zun, uuid, kwargs):
-    from zunclient import exceptions as zun_exceptions
-    try:
-        zun.containers.get(uuid, **kwargs)
-    except zun_exceptions.NotFound:
-        return True
-    return False
