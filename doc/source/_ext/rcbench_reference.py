@@ -156,7 +156,8 @@ class CliDirective(Directive):
 def results_pages(app):
     """results/<name>.md for each committed results/<name>/ directory.
 
-    meta.json names the host, the date and the command; comparison.md is
+    meta.json names the host, the date and the command (and a screenshot
+    of comparison.html, where one was taken); comparison.md is
     the comparison report's own Markdown, its headings one level down;
     decide.json, where there is one, gives what rcbench decide settled.
     The pages are written before Sphinx reads its sources, and not kept
@@ -182,6 +183,9 @@ def results_pages(app):
         lines.append("")
         if meta.get("note"):
             lines += [meta["note"], ""]
+        if meta.get("screenshot"):
+            lines += ["![%s](%s/%s)" % (meta["screenshot"]["caption"], name,
+                                        meta["screenshot"]["file"]), ""]
         with open(os.path.join(directory, "comparison.md")) as f:
             for line in f.read().splitlines():
                 # the report's figures (forest-c<N>.svg) beside it
