@@ -105,7 +105,7 @@ class UnpairedCloudTestCase(unittest.TestCase):
             self.assertNotIn("against the Rally host's native", row["note"])
             self.assertNotEqual("not comparable", row["verdict"])
         # Nova's libvirt-LXC hosts are other names: no verdict.
-        lxc = labels["nova-lxc"]
+        lxc = labels["nova"]
         lxc_hosts = hosts[lxc]
         self.assertTrue(lxc_hosts)
         self.assertNotIn(rally_host, lxc_hosts)
