@@ -119,7 +119,8 @@ def build(documents, title=None, margins=None):
                                          .strftime("%Y-%m-%d %H:%M UTC"),
         "methods": dict(stats.METHODS, alpha=stats.ALPHA,
                         **margins_lib.equivalence_methods(
-                            margins, collected.looks)),
+                            margins, collected.looks,
+                            instrument.device_floors(checked))),
         "baseline": NATIVE,
         "platforms": [_platform(label, platform, collected)
                       for label, platform in _baseline_first(

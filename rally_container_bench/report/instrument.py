@@ -75,6 +75,15 @@ def check(rows, metrics, kind_of, environments):
     return {"kinds": kinds, "withheld": withheld}
 
 
+def device_floors(found):
+    """{kind: the A/A's pair SD} of the kinds a CPU neighbour leaves be.
+
+    fileio: its floor is the disk's, measured by the A/A.
+    """
+    return {k["kind"]: k["aa_pair_sd"] for k in (found or {}).get("kinds", [])
+            if k["kind"] not in CPU_BOUND and k["aa_pair_sd"] is not None}
+
+
 def _withheld(environment):
     try:
         return float(environment.get("known_withheld"))
@@ -160,8 +169,8 @@ def lines(found):
                                      r["concurrency"]) for r in kind["aa"])
         known = "; ".join(_known_text(k) for k in kind["known"]) \
             or ("not run" if kind["kind"] in CPU_BOUND else
-                "none: a CPU neighbour's effect on %s is not known; its floor "
-                "is the A/A's, measured" % kind["kind"])
+                "none: a CPU neighbour's effect on %s is not known; the "
+                "disk floor is the A/A's pair SD, measured" % kind["kind"])
         noisier = ("; noisier than native on this host: %s"
                    % ", ".join(kind["noisier"])) if kind["noisier"] else ""
         out.append({

@@ -56,12 +56,24 @@ def mode_of(collected, key):
     return "mixed: " + ", ".join("%s %d" % m for m in sorted(modes.items()))
 
 
-def equivalence_methods(margins, looks=None):
+def equivalence_methods(margins, looks=None, floors=None):
+    """The methods' words, each kind's margin in them.
+
+    floors: {kind: the A/A's pair SD} of the kinds whose floor is a
+    device's (fileio: the disk's), said beside their margin.
+    """
     margins = dict(margins or {})
+    floors = floors or {}
     default = margins.pop("default", equivalence.DEFAULT_MARGIN)
     text = "+-%g %%" % (100 * default)
+
+    def said(kind, value):
+        floor = floors.get(kind.split(" ")[0])
+        return "%s +-%g %%%s" % (kind, 100 * value, "" if floor is None else
+                                 ", disk floor %.2g %%, measured (A/A pair "
+                                 "SD)" % (100 * floor))
     if margins:
-        text += " (%s)" % ", ".join("%s +-%g %%" % (k, 100 * v)
+        text += " (%s)" % ", ".join(said(k, v)
                                     for k, v in sorted(margins.items()))
     return {
         "margin": text,

@@ -12,6 +12,7 @@ import numpy as np
 
 from rally_container_bench.report import comparison
 from rally_container_bench.report import instrument
+from rally_container_bench.report import margins
 from rally_container_bench.report import render
 from tests.unit.report import test_paired
 
@@ -158,4 +159,11 @@ class InstrumentCheckTestCase(unittest.TestCase):
         self.assertEqual([], instrument.warnings(found))
         (line,) = instrument.lines(found)
         self.assertEqual("4.00 %", line["floor"])
-        self.assertIn("its floor is the A/A's, measured", line["known"])
+        self.assertIn("the disk floor is the A/A's pair SD, measured",
+                      line["known"])
+        floors = instrument.device_floors(found)
+        self.assertEqual({"disk": 0.04}, floors)
+        said = margins.equivalence_methods(
+            {"default": 0.02, "disk": 0.1, "cpu": 0.03}, floors=floors)
+        self.assertEqual("+-2 % (cpu +-3 %, disk +-10 %, disk floor 4 %, "
+                         "measured (A/A pair SD))", said["margin"])
