@@ -18,6 +18,8 @@ concurrency N and its cleanup end in one timeout, not one per call.
 import threading
 import time
 
+from rally_container_bench.core import base
+
 HINT = (
     "dockerd answers /_ping but not /networks: its network controller is "
     "deadlocked (libnetwork, moby/moby#46661; fixed in Docker 20.10.27 by "
@@ -63,6 +65,13 @@ def after_timeout(url, client=None):
         else:
             _found.pop(url, None)
     return hint
+
+
+def refuse_if_known(url, what):
+    """Raise CommandTimeout, not sending what, where known() says so."""
+    hint = known(url)
+    if hint:
+        raise base.CommandTimeout("docker %s not sent: %s" % (what, hint))
 
 
 def known(url, client=None):

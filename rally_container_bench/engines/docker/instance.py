@@ -35,9 +35,7 @@ def _daemon_reachable(url, what):
     The SDK raises requests' ConnectionError from its calls, and a
     DockerException when a new client cannot read the daemon's version.
     """
-    hint = deadlock.known(url)
-    if hint:
-        raise base.DriverError("docker %s not sent: %s" % (what, hint))
+    deadlock.refuse_if_known(url, what)
     try:
         yield
     except requests.exceptions.Timeout as e:

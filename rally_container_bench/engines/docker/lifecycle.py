@@ -20,10 +20,7 @@ class DockerCli(cli.RuntimeCli):
 
     def _cli(self, *args, timeout=None):
         url = self.conf.docker_url
-        hint = deadlock.known(url)
-        if hint:
-            raise base.CommandTimeout("docker %s not sent: %s"
-                                      % (args[0], hint))
+        deadlock.refuse_if_known(url, args[0])
         try:
             return base.run_cli(["docker", "-H", url] + list(args),
                                 timeout or self.conf.engine_call_timeout)
