@@ -73,20 +73,30 @@ def cells_of(args):
 def instrument_cells(args, cells):
     """({(cell, step): tests} of the instrument check, what it leaves out).
 
-    The A/A cell (native against its own twin) at every step of the run,
-    the known effect (native beside a busy neighbour of known weight,
-    against its twin) at its lowest, of its CPU-bound tests:
-    report/instrument.py reads them. A local task's only (on a cloud the
-    A/A belongs beside each compute host's twins, not here).
+    A local task's: the A/A cell (native against its own twin) at every
+    step of the run, the known effect (native beside a busy neighbour of
+    known weight, against its twin) at its lowest, of its CPU-bound
+    tests. A cloud's, where compute_hosts pairs its tests: the A/A on
+    each kind of compute host its cells land on, at every step (no known
+    effect: a busy neighbour on a compute host is not this run's to
+    start). report/instrument.py reads them.
     """
     units = {platform for platform, _ in cells}
-    if not cells or args.get("compute_hosts") is not None \
-            or not units <= set(registry.INSTANCE_NAMES):
-        return {}, ["instrument check: not run (a cloud task: its A/A "
-                    "belongs on each compute host, which this run does not "
-                    "do yet)"]
     steps = sorted({step for _, step in cells})
     tests = list(args.get("tests", []))
+    if not cells:
+        return {}, []
+    if args.get("compute_hosts") is not None:
+        found = {(native.aa_on(kind), step): tests
+                 for kind in cloud_host_kinds(args, units) for step in steps}
+        return found, ["instrument check: the A/A on each kind of compute "
+                       "host (%s), no known-effect cell (a busy neighbour "
+                       "on a compute host is not started by this run)"
+                       % ", ".join(sorted({c for c, _ in found}))]
+    if not units <= set(registry.INSTANCE_NAMES):
+        return {}, ["instrument check: not run (a cloud task without "
+                    "compute_hosts: no twin runs on its compute hosts, so "
+                    "there is no A/A to run there)"]
     found = {(native.AA, step): tests for step in steps}
     bound = [t for t in tests if cpu_bound(t)]
     if not bound:
@@ -95,6 +105,21 @@ def instrument_cells(args, cells):
                        "not known)"]
     found[(native.SLOWED, steps[0])] = bound
     return found, []
+
+
+def cloud_host_kinds(args, units):
+    """The kinds of compute host a cloud task's cells land on, sorted."""
+    vm_type = args.get("kvm_hypervisor_type", "kvm")
+    found = set()
+    for unit in units:
+        name = unit.split(":")[0]
+        if name == "zun":
+            found.add(host_access.host_kind("zun"))
+        elif name in CLOUD_VMS:
+            found.add(host_access.host_kind("nova", vm_type))
+        elif name.startswith("nova-"):
+            found.add(host_access.host_kind("nova", name[len("nova-"):]))
+    return sorted(found)
 
 
 def cpu_bound(test):

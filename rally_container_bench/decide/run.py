@@ -327,4 +327,4 @@ class SequentialRun:
 
     def instrument_aa(self):
         return {cell: tests for cell, tests in self.instrument.items()
-                if cell[0] == native.AA}
+                if native.is_aa(cell[0])}

@@ -24,6 +24,7 @@ from rally_container_bench.engines.native import known_effect
 
 AA, SLOWED = native.AA, native.SLOWED
 PLATFORMS = (AA, SLOWED)
+is_aa = native.is_aa
 # The kinds a CPU neighbour slows by its share (I/O waits are not).
 CPU_BOUND = ("cpu", "memory")
 # A platform whose pairs spread this many times the A/A's is named.
@@ -45,18 +46,19 @@ def check(rows, metrics, kind_of, environments):
     """
     headline = {m["name"] for m in metrics if m["headline"]}
     ours = [r for r in rows if r["metric"] in headline
-            and r["platform"] == AA]
+            and is_aa(r["platform"])]
     if not ours:
         return None
     withheld = _withheld(environments.get(SLOWED) or {})
     kinds = []
     for metric in sorted({r["metric"] for r in ours}):
         of_metric = [r for r in rows if r["metric"] == metric]
-        aa = sorted((r for r in of_metric if r["platform"] == AA),
-                    key=lambda r: r["concurrency"])
+        # a local run's one A/A; a cloud's, one per kind of compute host
+        aa = sorted((r for r in of_metric if is_aa(r["platform"])),
+                    key=lambda r: (r["concurrency"], r["platform"]))
         floor = _median([r["pair_sd"] for r in aa])
         others = [r for r in of_metric if r["platform"] not in PLATFORMS
-                  and r["pair_sd"] is not None]
+                  and not is_aa(r["platform"]) and r["pair_sd"] is not None]
         noisier = sorted({
             "%s at %s" % (r["platform"], r["concurrency"]) for r in others
             if _aa_sd(aa, r["concurrency"]) and r["pair_sd"]
@@ -97,14 +99,22 @@ def _median(values):
 
 
 def _aa_sd(aa, step):
-    for row in aa:
-        if row["concurrency"] == step:
-            return row["pair_sd"]
-    return None
+    """The A/A's pair SD at step (a cloud's: the median of its kinds)."""
+    return _median([row["pair_sd"] for row in aa
+                    if row["concurrency"] == step])
+
+
+def _where(row):
+    """" on qemu hosts" of a cloud's A/A (a local one is on this host)."""
+    platform = row.get("platform") or AA
+    if not platform.startswith(native.AA_ON):
+        return ""
+    return " on %s hosts" % platform[len(native.AA_ON):]
 
 
 def _verdict(row):
-    return {"concurrency": row["concurrency"], "verdict": row["verdict"],
+    return {"platform": row["platform"],
+            "concurrency": row["concurrency"], "verdict": row["verdict"],
             "change": row["change"], "ci_low": row["change_ci_low"],
             "ci_high": row["change_ci_high"], "pairs": row["pairs"]}
 
@@ -135,16 +145,17 @@ def warnings(found):
     """
     said = []
     for kind in (found or {}).get("kinds", []):
-        for step in kind["false_decisions"]:
-            row = next(r for r in kind["aa"] if r["concurrency"] == step)
+        for row in kind["aa"]:
+            if row["verdict"] not in ("worse", "better"):
+                continue
             said.append(
                 "instrument check: the A/A cell (native against its own "
-                "twin) read %s %s at concurrency %s, %+.1f %%: a false "
+                "twin%s) read %s %s at concurrency %s, %+.1f %%: a false "
                 "decision of this harness on this host; a verdict of that "
                 "size elsewhere in this run may be one too (measure again, "
                 "or widen the margin)" % (
-                    kind["metric"], row["verdict"], step,
-                    100 * row["change"]))
+                    _where(row), kind["metric"], row["verdict"],
+                    row["concurrency"], 100 * row["change"]))
         for known in kind["known"]:
             if known["injected"] is None or known["ci_low"] is None:
                 continue
@@ -165,8 +176,9 @@ def lines(found):
     """Plain lines of the check, one per kind (report's .md and .html)."""
     out = []
     for kind in (found or {}).get("kinds", []):
-        aa = ", ".join("%s at %s" % (r["verdict"] or "no verdict yet",
-                                     r["concurrency"]) for r in kind["aa"])
+        aa = ", ".join("%s at %s%s" % (r["verdict"] or "no verdict yet",
+                                       r["concurrency"], _where(r))
+                       for r in kind["aa"])
         known = "; ".join(_known_text(k) for k in kind["known"]) \
             or ("not run" if kind["kind"] in CPU_BOUND else
                 "none: a CPU neighbour's effect on %s is not known; the "

@@ -215,12 +215,12 @@ class ComputeHostsValidator(validation.Validator):
                       "credentials only; give the environment an admin, or "
                       "leave %s out (the tests then run unpaired)"
                       % (self.param_name, self.param_name))
+        service = _arg(config, "service") or self.service
         names = compute_host_names(admin["credential"].clients(),
-                                   self.service,
-                                   _arg(config, "hypervisor_type"))
+                                   service, _arg(config, "hypervisor_type"))
         if not names:
             self.fail("%s: no %s compute host found to check"
-                      % (self.param_name, self.service))
+                      % (self.param_name, service))
         try:
             wanted = registry.guest_image(opts.register()).describe().get(
                 "sysbench")

@@ -57,6 +57,18 @@ SCHEMA = {
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)?)")
 
 
+def host_kind(service, hypervisor_type=None):
+    """The kind of compute host a cell's instances land on.
+
+    qemu (Nova's KVM and QEMU hosts alike: one hypervisor type), lxc,
+    docker (nova-docker), zun: a cloud's A/A runs on each kind
+    (ComputeHosts.against_twin, native-aa-on-<kind>).
+    """
+    if service == "zun":
+        return "zun"
+    return "qemu" if hypervisor_type in (None, "kvm") else hypervisor_type
+
+
 class ComputeHostError(ValueError):
     """A compute host cannot serve as the baseline; the message says why."""
 

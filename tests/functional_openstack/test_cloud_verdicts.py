@@ -34,6 +34,9 @@ from tests.functional import helpers
 from tests.functional_openstack import cloud
 
 PLATFORMS = ("native", "nova-lxc", "zun-runc")
+# the instrument check's A/A on each kind of compute host the cells use
+AA_CELLS = ("native-aa-on-lxc", "native-aa-on-zun")
+INSTANCES = ("NovaInstances.", "ZunContainers.")
 # The args file's VM at 1 is left out here: a TCG boot, and one on each
 # QEMU host to warm its cache, beside the other cloud tests (~3 min of a
 # core). A QEMU server paired on its own compute host, its acceleration
@@ -139,10 +142,14 @@ class CloudVerdictsTestCase(unittest.TestCase):
             capture_output=True, text=True)
         self.assertEqual(0, proc.returncode, proc.stdout + proc.stderr)
         labels = {p["label"] for p in self.report["platforms"]}
-        self.assertEqual(set(PLATFORMS), labels)
+        self.assertEqual(set(PLATFORMS + AA_CELLS), labels)
         with open(os.path.join(self.run_dir, "decide.json")) as f:
             summary = json.load(f)
-        self.assertEqual(4, summary["cells"])  # 2 steps x 2 tests
+        # 2 platforms x 2 tests at 2, and the A/A on their 2 kinds of host
+        self.assertEqual(4, summary["platform_cells"])
+        self.assertEqual(8, summary["cells"])
+        self.assertEqual(["%s at 2" % cell for cell in AA_CELLS],
+                         summary["instrument_cells"])
         self.assertEqual([], summary["sla_failed"])
         # every cell decided, or listed with the tests still open
         listed = sum(len(u.split(": ")[1].split(", "))
@@ -176,6 +183,22 @@ class CloudVerdictsTestCase(unittest.TestCase):
         for _, iteration in self.iterations("ZunContainers."):
             env = helpers.environment(iteration)
             self.assertEqual(env["compute_host"], env["twin_host"])
+
+    def test_the_aa_ran_on_each_kind_of_compute_host_beside_its_twin(self):
+        hosts = {"native-aa-on-lxc": set(), "native-aa-on-zun": set()}
+        for _, iteration in self.iterations("ComputeHosts.against_twin"):
+            env = helpers.environment(iteration)
+            hosts[env["driver"]].add(env["compute_host"])
+            self.assertEqual(env["compute_host"], env["twin_host"])
+            self.assertIn("native twin on the same compute host",
+                          env["pairing"])
+            for row in helpers.table_rows(iteration, "validity"):
+                self.assertEqual(env["compute_host"], row["host"], row)
+        # at 2 at once, one iteration on each host of the kind
+        self.assertEqual({"aio-lxc", "aio-lxc-2"}, hosts["native-aa-on-lxc"])
+        self.assertEqual(1, len(hosts["native-aa-on-zun"]))
+        (kind, *_) = self.report["instrument"]["kinds"]
+        self.assertEqual(set(AA_CELLS), {r["platform"] for r in kind["aa"]})
 
     def test_the_compute_hosts_came_from_the_envs_extras(self):
         self.assertIn("compute hosts from %s (the Rally env's extras)"
@@ -215,7 +238,7 @@ class CloudVerdictsTestCase(unittest.TestCase):
             self.assertLessEqual(len(found), rounds, runtime)
 
     def test_phases_with_network_steps_and_engine_times(self):
-        for _, iteration in self.iterations():
+        for _, iteration in self.iterations(INSTANCES):
             self.assertFalse(iteration["error"])
             actions = {a["name"]: a for a in iteration["atomic_actions"]}
             for phase in ("build", "network", "delete"):

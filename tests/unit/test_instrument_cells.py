@@ -28,13 +28,30 @@ class InstrumentCellsTestCase(unittest.TestCase):
                           (native.SLOWED, 1): ["quick-cpu"]}, found)
         self.assertEqual([], notes)
 
-    def test_a_cloud_task_gets_none_and_says_so(self):
+    def test_a_cloud_task_gets_the_aa_on_each_kind_of_compute_host(self):
         cloud = dict(LOCAL, platforms=["native", "kvm", "container"],
+                     container=["nova-lxc", "zun"],
+                     kvm_hypervisor_type="qemu",
                      compute_hosts={"address": "aio"})
         found, notes = planner.instrument_cells(cloud,
                                                 planner.cells_of(cloud))
+        self.assertEqual({(native.aa_on(kind), step): ["quick-cpu"]
+                          for kind in ("qemu", "lxc", "zun")
+                          for step in (1, 2)}, found)
+        self.assertIn("no known-effect cell", notes[0])
+        # KVM and QEMU land on one kind of host (qemu)
+        found, _ = planner.instrument_cells(
+            dict(cloud, platforms=["kvm", "kvm-tuned"],
+                 kvm_hypervisor_type="kvm"), {("kvm", 1): [],
+                                              ("kvm-tuned", 1): []})
+        self.assertEqual([(native.aa_on("qemu"), 1)], list(found))
+
+    def test_a_cloud_task_without_compute_hosts_gets_none(self):
+        cloud = dict(LOCAL, platforms=["native", "kvm", "container"])
+        found, notes = planner.instrument_cells(cloud,
+                                                planner.cells_of(cloud))
         self.assertEqual({}, found)
-        self.assertIn("a cloud task", notes[0])
+        self.assertIn("without compute_hosts", notes[0])
 
     def test_the_cells_run_as_waves_not_repeats(self):
         plan = planner.plan_round({(native.AA, 2): ["quick-cpu"]}, 1, 1, 6)

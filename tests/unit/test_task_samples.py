@@ -471,6 +471,34 @@ class RoundsAndLadderTestCase(unittest.TestCase):
         self.assertEqual([True, True, True],
                          [c["rcbench_guest"]["last"] for _, _, c in found])
 
+    def test_a_cloud_plan_runs_the_a_a_on_each_kind_of_host(self):
+        hosts = {"user": "root", "hosts": {"c1": {"address": "192.0.2.1"}}}
+        plan = [["native-aa-on-qemu", 2, ["quick-cpu"], 4, 1, None],
+                ["native-aa-on-lxc", 1, ["quick-cpu"], 2, 2, None],
+                ["native-aa-on-zun", 1, ["quick-cpu"], 2, 1, None]]
+        found = self.cloud_workloads(
+            platforms=["kvm", "container"], container=["nova-lxc", "zun"],
+            compute_hosts=hosts, plan=plan, kvm_hypervisor_type="qemu",
+            container_availability_zone="lxc-zone")
+        self.assertEqual(
+            [("native against its twin (qemu hosts), concurrency 2",
+              "ComputeHosts.against_twin",
+              {"service": "nova", "hypervisor_type": "qemu",
+               "tests": ["quick-cpu"], "compute_hosts": hosts}),
+             ("native against its twin (lxc hosts), concurrency 1",
+              "ComputeHosts.against_twin",
+              {"service": "nova", "hypervisor_type": "lxc",
+               "availability_zone": "lxc-zone", "tests": ["quick-cpu"],
+               "compute_hosts": hosts, "repeat": 2}),
+             ("native against its twin (zun hosts), concurrency 1",
+              "ComputeHosts.against_twin",
+              {"service": "zun", "tests": ["quick-cpu"],
+               "compute_hosts": hosts})],
+            [(title, name, args) for title, (name, args), _ in found])
+        self.assertEqual(["native-aa-on-qemu", "native-aa-on-lxc",
+                          "native-aa-on-zun"],
+                         [c["rcbench_round"]["cell"] for _, _, c in found])
+
     def test_a_local_plan_passes_each_cell_its_pairing(self):
         at_once = {"cpu": "at-once", "memory": "sequential"}
         config = self.render("local_kvm_vs_containers.yaml", paired=True,

@@ -27,6 +27,18 @@ SLOWED = "native-slowed"
 # The A/A with every pair at once, beside the A/A in sequence: rcbench
 # decide measures both before choosing a mode (decide/pairing.py).
 AA_AT_ONCE = "native-aa-at-once"
+# A cloud's A/A: native against its twin on a compute host of one kind
+# (task/scenarios/cloud_instrument.py), native-aa-on-qemu and the like.
+AA_ON = "native-aa-on-"
+
+
+def aa_on(host_kind):
+    return AA_ON + host_kind
+
+
+def is_aa(platform):
+    """Whether a platform is an A/A cell of sequential pairs."""
+    return platform == AA or platform.startswith(AA_ON)
 
 
 class NativeExecutor(base.Executor):

@@ -10,6 +10,7 @@ import unittest
 
 import numpy as np
 
+from rally_container_bench.engines.native import instance as native
 from rally_container_bench.report import comparison
 from rally_container_bench.report import instrument
 from rally_container_bench.report import margins
@@ -90,6 +91,30 @@ class InstrumentCheckTestCase(unittest.TestCase):
         self.assertIn("false decision", render.to_html(report))
         self.assertIn("> Warning: instrument check", render.to_markdown(
             report))
+
+    def test_a_cloud_has_an_aa_per_kind_of_compute_host(self):
+        workloads = [
+            workload(native.aa_on("qemu"), noisy(1.0, 0.003, 1),
+                     11),
+            workload(native.aa_on("zun"), noisy(0.9, 0.003, 2),
+                     12),
+            workload("docker", noisy(0.99, 0.003, 3), 13)]
+        report = comparison.build(
+            [{"tasks": [{"uuid": "t", "subtasks": [
+                {"workloads": workloads}]}]}], margins={"cpu": 0.03})
+        (kind,) = report["instrument"]["kinds"]
+        self.assertEqual(
+            [("native-aa-on-qemu", "equivalent"),
+             ("native-aa-on-zun", "worse")],
+            [(r["platform"], r["verdict"]) for r in kind["aa"]])
+        self.assertEqual([], kind["known"])
+        (line,) = instrument.lines(report["instrument"])
+        self.assertIn("equivalent at 1 on qemu hosts, worse at 1 on zun "
+                      "hosts", line["aa"])
+        (warned,) = [w for w in report["warnings"] if "A/A" in w]
+        self.assertIn("twin on zun hosts) read", warned)
+        # neither A/A is a platform of the verdicts' picture's noise
+        self.assertAlmostEqual(0.003, kind["platforms_pair_sd"], delta=0.002)
 
     def test_a_known_effect_measured_off_its_size_is_a_warning(self):
         report = self.build(slowed=0.95)

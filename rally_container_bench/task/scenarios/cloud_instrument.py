@@ -1,0 +1,122 @@
+"""ComputeHosts.against_twin: a cloud's A/A cell, on its compute hosts.
+
+On a cloud every instance's test is paired with a native twin on the
+instance's compute host (CloudInstanceMixin._on_compute_host): the
+host's floor through this harness is therefore native against its twin
+there, over the same SSH login, in the same order and with the same
+foreign-load accounting, on each kind of compute host (QEMU's, LXC's,
+Zun's) the run's instances land on. Iteration i runs on the i-th host of
+the kind (round robin, sorted by name), as a spread step's instances do.
+Its verdict must be "equivalent" (report/instrument.py): any other is a
+false decision of the harness on that host.
+"""
+
+import contextlib
+import logging
+
+from rally.common import validation
+from rally_openstack.task import scenario
+
+from rally_container_bench.core import abort
+from rally_container_bench.core import base
+from rally_container_bench.engines.native import instance as native
+from rally_container_bench.engines.openstack import nova as nova_driver
+from rally_container_bench.engines.openstack import zun as zun_driver
+from rally_container_bench import opts
+from rally_container_bench.task.scenarios import measured_runs
+from rally_container_bench.task.scenarios import sysbench_utils
+from rally_container_bench.validity import compute_host
+from rally_container_bench.validity import compute_hosts as host_access
+
+LOG = logging.getLogger(__name__)
+SERVICES = ("nova", "zun")
+
+
+@validation.add("enum", param_name="service", values=SERVICES,
+                missed=True)
+@validation.add("rcbench_sysbench_tests", param_name="tests")
+@validation.add("rcbench_compute_hosts", param_name="compute_hosts")
+@validation.add("number", param_name="repeat", minval=1, integer_only=True,
+                nullable=True)
+@validation.add("number", param_name="timeout", minval=1, nullable=True)
+@validation.add("required_platform", platform="openstack", admin=True)
+@scenario.configure(name="ComputeHosts.against_twin",
+                    platform="openstack",
+                    context={"rcbench_interrupt@default": {}})
+class AgainstTwinOnHost(sysbench_utils.SysbenchScenarioMixin,
+                        scenario.OpenStackScenario):
+
+    def run(self, tests, compute_hosts, service="nova", hypervisor_type=None,
+            availability_zone=None, timeout=None, repeat=1):
+        """Native against its native twin on a compute host: the cloud's A/A.
+
+        Reported as platform native-aa-on-<kind> (qemu, lxc, zun, ...):
+        two identical runs on one compute host, so any verdict but
+        "equivalent" is a false decision of the harness there.
+
+        :param tests: sysbench presets or test mappings (see
+            NativeHost.sysbench)
+        :param compute_hosts: how the Rally host logs in to the compute
+            hosts (as NovaInstances.boot_sysbench_delete's)
+        :param service: whose compute hosts: nova or zun
+        :param hypervisor_type: Nova's hosts of this hypervisor type only
+            (kvm: qemu's too), as the cell's instances
+        :param availability_zone: Nova's hosts of this zone only
+        :param timeout: seconds one sysbench command may take
+        :param repeat: measure each test (with its twin) this many times
+        """
+        abort.check("starting an iteration")
+        host = self._host(service, hypervisor_type, availability_zone)
+        found = host_access.access(compute_hosts, host)
+        view = compute_host.ComputeHost(host, host_access.executor(found),
+                                        opts.register())
+        with contextlib.ExitStack() as stack:
+            stack.callback(view.close)
+            scratch, twins = (self._scratch(stack, view, found)
+                              for _ in range(2))
+            twin = measured_runs.Twin(view.owned(), found.sysbench, twins)
+            self.run_tests(
+                view.owned(), tests, found.sysbench, scratch, timeout,
+                metadata={
+                    "driver": native.aa_on(
+                        host_access.host_kind(service, hypervisor_type)),
+                    "compute_host": host, "twin_host": host,
+                    "load_read_on": host,
+                    "pairing": "each test paired with a native twin on the "
+                               "same compute host %s (%s)"
+                               % (host, found.describe()),
+                    "pinning": "unpinned: both where the host's kernel puts "
+                               "them, as an unpinned instance's twin"},
+                twin=twin, host=view, repeat=repeat or 1)
+
+    def _host(self, service, hypervisor_type, availability_zone):
+        if service == "zun":
+            names = zun_driver.compute_hosts(self.admin_clients("zun"))
+        else:
+            zones = nova_driver.compute_hosts(self.admin_clients("nova"),
+                                              hypervisor_type)
+            names = sorted(h for h, zone in zones.items()
+                           if availability_zone in (None, zone))
+        if not names:
+            raise base.DriverError(
+                "no %s compute host%s%s is enabled" % (
+                    service, " of hypervisor type %s" % hypervisor_type
+                    if hypervisor_type else "",
+                    " in zone %s" % availability_zone
+                    if availability_zone else ""))
+        return names[(self.context.get("iteration", 1) - 1) % len(names)]
+
+    @staticmethod
+    def _scratch(stack, view, found):
+        path = view.executor.run(
+            ["mktemp", "-d", "-p", found.workdir, "rcbench-native-XXXXXX"],
+            60).check("mktemp on compute host %s" % view.name).stdout.strip()
+        stack.callback(_remove, view, path)
+        return path
+
+
+def _remove(view, path):
+    try:
+        view.executor.run(["rm", "-rf", path], 300)
+    except base.DriverError as e:
+        LOG.warning("%s: %s not removed: %s" % (view.name, path, e))
