@@ -24,11 +24,33 @@ def given_settings(args):
 
 
 def _run(args):
+    from rally_container_bench.decide import campaign
     from rally_container_bench.decide import plan as planner
     from rally_container_bench.decide import rally_reads
     from rally_container_bench.decide import run as decide
-    from rally_container_bench.report import instrument
-    from rally_container_bench.report import render
+
+    try:
+        if args.resume:
+            summary, report = decide.resume(
+                args.out, rally=_rally(args.rally_config)
+                if args.rally_config else None)
+        else:
+            found = _start(args)
+            if isinstance(found, int):
+                return found
+            summary, report = found
+    except (planner.DecideError, rally_reads.RallyReadError,
+            campaign.CampaignError) as e:
+        print("\nrcbench decide: error: %s" % e, file=sys.stderr)
+        return 2
+    return _said(summary, report)
+
+
+def _start(args):
+    """A new run: (summary, report), or the exit status of a refusal."""
+    from rally_container_bench.decide import plan as planner
+    from rally_container_bench.decide import rally_reads
+    from rally_container_bench.decide import run as decide
 
     task_args = decide_settings.read_task_args(args.task_args_file,
                                                args.task_args)
@@ -48,17 +70,19 @@ def _run(args):
     margins = decide_settings.margins_of(
         args.margin, ["%s=%s" % item for item in given]
         + (args.margin_for or []))
-    try:
-        summary, report = decide.decide(
-            _rally(args.rally_config), args.task, task_args, args.env,
-            args.out, settings["budget_s"], settings["max_rounds"],
-            settings["pairs_per_round"], margins,
-            harness_yields=settings["harness_yields"],
-            instrument_check=settings["instrument_check"],
-            pairing=settings["pairing"])
-    except (planner.DecideError, rally_reads.RallyReadError) as e:
-        print("\nrcbench decide: error: %s" % e, file=sys.stderr)
-        return 2
+    return decide.decide(
+        _rally(args.rally_config), args.task, task_args, args.env,
+        args.out, settings["budget_s"], settings["max_rounds"],
+        settings["pairs_per_round"], margins,
+        harness_yields=settings["harness_yields"],
+        instrument_check=settings["instrument_check"],
+        pairing=settings["pairing"])
+
+
+def _said(summary, report):
+    from rally_container_bench.report import instrument
+    from rally_container_bench.report import render
+
     print()
     print(render.to_markdown(report))
     print("decided %d of %d cells in %d round(s), %.0f s of a %d s budget"
@@ -119,7 +143,15 @@ def add_parser(sub):
                    help="Rally's config file, as rally --config-file")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="results: rally.html/.json, comparison.*, "
-                        "decide.json, rally-task.log")
+                        "decide.json, rally-task.log, and campaign.json "
+                        "(the run's state, for --resume)")
+    p.add_argument("--resume", action="store_true",
+                   help="go on with the run interrupted in --out (Ctrl-C, "
+                        "kill, a lost session): its finished rounds, "
+                        "margins, budget and rounds used carry over, and "
+                        "the round in flight runs again; its task, args "
+                        "and settings are the run's own (the options "
+                        "above are not read)")
     p.add_argument("--budget-s", dest="budget_s", type=float,
                    help="seconds the run may take (default %d)"
                         % decide_settings.DEFAULTS["budget_s"])

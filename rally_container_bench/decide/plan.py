@@ -70,6 +70,12 @@ def cells_of(args):
             <= limits.get(cell.split(":")[0], step)}
 
 
+def cloud_task(args):
+    """Whether the task args are a cloud's (not this host's engines)."""
+    return args.get("compute_hosts") is not None or not set(
+        units_of(args)) <= set(registry.INSTANCE_NAMES)
+
+
 def instrument_cells(args, cells):
     """({(cell, step): tests} of the instrument check, what it leaves out).
 

@@ -81,7 +81,7 @@ def minutes(seconds):
 
 
 def run_round(rally, task, args, env, log_path, progress, plan, tags=None,
-              interrupt=None, harness_yields=False):
+              interrupt=None, harness_yields=False, watch=None):
     """Run one round's task.
 
     Returns its uuid (None: it did not start), Rally's exit status, and
@@ -91,6 +91,8 @@ def run_round(rally, task, args, env, log_path, progress, plan, tags=None,
     priority (yield_cpu); interrupt (Interrupt) then passes Ctrl-C on.
     LOCAL (its twins are Rally's children, each then started in a session
     of its own: TWINS_APART) or CLOUD (they run on the compute hosts).
+    watch(proc, uuid): called once Rally started (uuid None) and once its
+    task's uuid is known (decide/campaign.py records both).
     """
     planned = sum(cell[3] for cell in plan)
     progress.update(done=0, planned=planned, where=_where(plan, 0))
@@ -105,12 +107,14 @@ def run_round(rally, task, args, env, log_path, progress, plan, tags=None,
                          "rcbench-decide"]) for word in ("--tag", tag)],
             stdout=log, stderr=subprocess.STDOUT, env=environ,
             start_new_session=bool(harness_yields))
+    if watch is not None:
+        watch(proc, None)
     if harness_yields:
         yield_cpu(proc.pid, log_path, process_too=harness_yields == CLOUD)
         if interrupt is not None:
             interrupt.forward_to = proc
     try:
-        return _follow(proc, rally, log_path, offset, progress, plan)
+        return _follow(proc, rally, log_path, offset, progress, plan, watch)
     finally:
         if interrupt is not None:
             interrupt.forward_to = None
@@ -158,7 +162,7 @@ def autogroup_enabled():
         return False
 
 
-def _follow(proc, rally, log_path, offset, progress, plan):
+def _follow(proc, rally, log_path, offset, progress, plan, watch=None):
     uuid, done = None, 0
     stop = BudgetStop(rally, progress, log_path)
     while True:
@@ -170,7 +174,10 @@ def _follow(proc, rally, log_path, offset, progress, plan):
             log.seek(offset)
             text = log.read()
             offset = log.tell()
-        uuid = uuid or next(iter(_STARTED.findall(text)), None)
+        if uuid is None:
+            uuid = next(iter(_STARTED.findall(text)), None)
+            if uuid is not None and watch is not None:
+                watch(proc, uuid)
         done += len(_ITER_END.findall(text))
         workloads = _WORKLOAD_DONE.findall(text)
         where = int(workloads[-1][0]) if workloads else None

@@ -25,6 +25,7 @@ import sys
 import time
 
 from rally_container_bench.decide import budget
+from rally_container_bench.decide import campaign
 from rally_container_bench.decide import pairing as pairing_lib
 from rally_container_bench.decide import plan as planner
 from rally_container_bench.decide import rally_reads
@@ -45,6 +46,9 @@ def decide(rally, task, args, env, out, budget, max_rounds, pairs,
            pairing=pairing_lib.AUTO):
     """Run rounds; write the reports into out; return (summary, report).
 
+    out keeps the run's state (decide/campaign.py): resume() goes on with
+    a run that was interrupted.
+
     margins: {kind: fraction or "auto"}; an "auto" kind's margin is chosen
     after round 1 from the spread of its cells' pairs
     (report.sequential.margin_from_noise), its floor the default margin.
@@ -57,6 +61,23 @@ def decide(rally, task, args, env, out, budget, max_rounds, pairs,
     run = SequentialRun(rally, task, args, env, out, budget, max_rounds,
                         pairs, margins, stream, tags, harness_yields,
                         instrument_check, pairing)
+    return run.run()
+
+
+def resume(out, stream=sys.stdout, rally=None):
+    """Go on with the run whose state is in out: (summary, report).
+
+    What it was asked comes from its state; rally (its argv) only where
+    the Rally config moved.
+    """
+    state = campaign.load(out)
+    campaign.check_resumable(out, state)
+    s = state["settings"]
+    run = SequentialRun(rally or state["rally"], state["task"],
+                        state["args"], state["env"], out, s["budget_s"],
+                        s["max_rounds"], s["pairs_per_round"], s["margins"],
+                        stream, state["tags"], s["harness_yields"],
+                        s["instrument_check"], s["pairing"], resumed=state)
     return run.run()
 
 
@@ -88,13 +109,21 @@ def yield_kind(args):
 AT_ONCE_FLOOR = 0.01
 
 
-class SequentialRun:
+class SequentialRun(campaign.Kept):
 
     def __init__(self, rally, task, args, env, out, budget, max_rounds,
                  pairs, margins, stream, tags=("rcbench-decide",),
                  harness_yields=False, instrument_check=True,
-                 pairing=pairing_lib.AUTO):
+                 pairing=pairing_lib.AUTO, resumed=None):
         self.yielding = yield_kind(args) if harness_yields else None
+        self.resuming = resumed is not None
+        self.state = resumed or campaign.new_state(
+            rally, task, args, env, {
+                "budget_s": budget, "max_rounds": max_rounds,
+                "pairs_per_round": pairs, "margins": dict(margins or {}),
+                "harness_yields": harness_yields,
+                "instrument_check": instrument_check, "pairing": pairing},
+            tags)
         self.rally, self.task, self.args, self.env = rally, task, args, env
         self.reads = rally_reads.RallyReads.of_argv(rally)
         self.tags = list(tags)
@@ -131,14 +160,17 @@ class SequentialRun:
     def run(self):
         os.makedirs(self.out, exist_ok=True)
         open(self.log_path, "a").close()  # there to follow from the start
+        self._start_or_resume()
         for note in self.instrument_notes:
             self.progress.say(note)
         with rally_runs.Interrupt() as interrupt:
-            self._choose_pairing(interrupt)
-            if interrupt.seen:
-                raise planner.DecideError(
-                    "interrupted while the A/A chose the pairs' mode: no "
-                    "round ran")
+            if self.state["pairing"] is None:
+                self._choose_pairing(interrupt)
+                if interrupt.seen:
+                    raise planner.DecideError(
+                        "interrupted while the A/A chose the pairs' mode: "
+                        "no round ran")
+                self._save(pairing=self.pairing, in_flight=None)
             left, uuids, rounds, document = self._rounds(interrupt)
         if not uuids:
             raise planner.DecideError("no round ran")
@@ -170,6 +202,7 @@ class SequentialRun:
             "instrument_notes": self.instrument_notes,
             "pairing": self.pairing,
             "tasks": uuids, "interrupted": interrupt.seen,
+            "sessions": self.state["sessions"],
             "sla_failed": [u for u, ok in zip(uuids, passed) if not ok],
             "made_by": report["made_by"]}
         for path, text in render.files(report, self.out).items():
@@ -177,6 +210,8 @@ class SequentialRun:
                 f.write(text)
         with open(os.path.join(self.out, "decide.json"), "w") as f:
             json.dump(summary, f, indent=2, sort_keys=True)
+        self._save(status=campaign.INTERRUPTED if interrupt.seen
+                   else campaign.FINISHED)
         return summary, report
 
     def _rounds(self, interrupt):
@@ -185,10 +220,20 @@ class SequentialRun:
         Returns (cells left undecided, the rounds' tasks, their
         summaries, Rally's JSON report of every round's task).
         """
-        left, uuids, rounds = dict(self.cells), [], []
-        document = None
-        planned = left  # the cells the next round runs
-        for number in range(1, self.looks + 1):
+        state = self.state
+        left, uuids = dict(self.cells), list(state["tasks"])
+        rounds = list(state["rounds"])
+        if state["left"] is not None:
+            left = campaign.cells_of(state["left"])
+        document = self.reads.report(
+            uuids, os.path.join(self.out, "rally.json")) if uuids else None
+        # the cells the next round runs: a resumed run's as planned (all
+        # undecided, where it was interrupted before it planned)
+        planned = left if state["planned"] is None \
+            else campaign.cells_of(state["planned"])
+        for number in range(len(rounds) + 1, self.looks + 1):
+            if not planned:
+                break
             started = time.monotonic()
             plan = [row + [self.pairing["modes"].get(row[1])]
                     for row in planner.plan_round(
@@ -209,11 +254,17 @@ class SequentialRun:
             rounds.append({"round": number, "task": uuid, "seconds": round(
                 seconds, 1), "cells": len(plan), "decided": decided,
                 "cut_by_budget": cut})
+            self._save(tasks=uuids, rounds=rounds, in_flight=None,
+                       left=campaign.cells_list(left), planned=None,
+                       margins=self.margins, margin_notes=self.margin_notes)
             self.progress.update(decided=decided)
             self.progress.say("round %d: task %s, %s, %d of %d cells decided"
                               % (number, uuid, rally_runs.minutes(seconds),
                                  decided, self.total))
-            if interrupt.seen or decided == self.total:
+            if interrupt.seen:
+                break
+            if decided == self.total:
+                self._save(planned=[])
                 break
             costs, overhead, forms = budget.cell_costs(document, uuid, left,
                                                        seconds)
@@ -221,6 +272,7 @@ class SequentialRun:
             planned = budget.fit_cells(left, costs, overhead, room, forms,
                                        first=planner.unanswered(report, left))
             undecided_now = sum(1 for tests in left.values() if tests)
+            self._save(planned=campaign.cells_list(planned))
             if not planned:
                 self.progress.say("stopping: another round would not end "
                                   "within the budget of %s"
@@ -280,7 +332,8 @@ class SequentialRun:
             if os.path.exists(self.log_path) else 0
         uuid, code, cut = rally_runs.run_round(
             self.rally, self.task, round_args, self.env, self.log_path,
-            self.progress, plan, self.tags, interrupt, self.yielding)
+            self.progress, plan, self.tags, interrupt, self.yielding,
+            watch=self._watch(number))
         if interrupt.seen and uuid is None:
             return None, False
         status = self.reads.status(uuid) if uuid \

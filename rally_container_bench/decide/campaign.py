@@ -1,0 +1,231 @@
+"""A decided run's state on disk, so that it survives an interruption.
+
+``campaign.json`` in the run's output directory says what the run was
+asked (task file, its args, env, settings) and how far it got: each
+finished round's Rally task, the margins chosen after round 1, the
+pairs' mode, the cells still undecided and those the next round runs,
+the seconds spent, and the round in flight with its Rally process. It
+is written (atomically: a new file renamed over the old) when the run
+starts, when a round starts and when it ends.
+
+``rcbench decide --resume --out DIR`` reads it back: the rounds that
+finished count as they are (their tasks are read from Rally's DB), the
+budget and the rounds already used carry over, and with them the alpha
+already spent (sequential looks: alpha / max_rounds each), so the error
+rates of the verdicts still hold. A round that was in flight is run
+again: its Rally, if it still runs (the run was killed, not Rally),
+is stopped as Ctrl-C stops it, and one that was killed too has its
+instances deleted (rcbench cleanup --task).
+"""
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from rally_container_bench.core import processes
+from rally_container_bench.decide import plan as planner
+from rally_container_bench.decide import rally_runs
+
+STATE = "campaign.json"
+VERSION = 1
+RUNNING, INTERRUPTED, FINISHED = "running", "interrupted", "finished"
+# How long a Rally left running gets to abort its task (its cleanup
+# deletes the round's instances) before it is terminated.
+ABORT_WAIT_S = 300
+
+
+class CampaignError(Exception):
+    """The directory's campaign cannot be started or resumed; says why."""
+
+
+def state_path(out):
+    return os.path.join(out, STATE)
+
+
+def task_digest(task):
+    """The task file's SHA-256; None where it cannot be read.
+
+    Rally says why when the round starts.
+    """
+    try:
+        with open(task, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def new_state(rally, task, args, env, settings, tags):
+    """The state of a run about to start (settings: decide's own)."""
+    return {"version": VERSION, "status": RUNNING,
+            "rally": list(rally), "task": os.path.abspath(task),
+            "task_sha256": task_digest(task), "args": args, "env": env,
+            "settings": settings, "tags": list(tags),
+            "elapsed_s": 0.0, "sessions": 1, "pairing": None,
+            "margins": None, "margin_notes": {}, "rounds": [],
+            "tasks": [], "left": None, "planned": None, "in_flight": None}
+
+
+def save(out, state):
+    """Write state, whole or not at all (a kill leaves the last one)."""
+    path = state_path(out)
+    partial = path + ".new"
+    with open(partial, "w") as f:
+        json.dump(state, f, indent=2, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(partial, path)
+
+
+def refuse_unfinished(out):
+    """A new run does not write over a campaign that can be resumed."""
+    try:
+        state = load(out)
+    except CampaignError:
+        return
+    if state["status"] != FINISHED:
+        raise CampaignError(
+            "%s holds an unfinished campaign (%d round(s) done, %s): "
+            "rcbench decide --resume --out %s goes on with it; or give "
+            "another --out" % (out, len(state["rounds"]), state["status"],
+                               out))
+
+
+def load(out):
+    """The campaign of directory out, checked."""
+    path = state_path(out)
+    try:
+        with open(path) as f:
+            state = json.load(f)
+    except FileNotFoundError:
+        raise CampaignError("%s: no campaign to resume (%s missing: the "
+                            "run never started there)" % (out, STATE))
+    except (OSError, ValueError) as e:
+        raise CampaignError("%s: %s" % (path, e))
+    if not isinstance(state, dict) or state.get("version") != VERSION:
+        raise CampaignError("%s: not a campaign state of version %d"
+                            % (path, VERSION))
+    return state
+
+
+def check_resumable(out, state):
+    if state["status"] == FINISHED:
+        raise CampaignError("%s: the campaign finished (%d round(s)): "
+                            "nothing to resume; its reports are there"
+                            % (out, len(state["rounds"])))
+    digest = task_digest(state["task"])
+    if digest is None:
+        raise CampaignError("the campaign's task file %s cannot be read"
+                            % state["task"])
+    if digest != state["task_sha256"]:
+        raise CampaignError(
+            "%s changed since the campaign started: its rounds would not "
+            "be one experiment; restore it, or start a new campaign"
+            % state["task"])
+
+
+def rally_of(proc):
+    """The in-flight record of a round's Rally process."""
+    recorded = processes.Recorded.of(proc.pid)
+    return None if recorded is None else str(recorded)
+
+
+def settle_in_flight(state, say, rally_status, cleanup):
+    """End what an interrupted round left; the round is run again.
+
+    A Rally still running is sent SIGINT, as a Ctrl-C: it aborts its task
+    and deletes its instances (SIGTERM after ABORT_WAIT_S). A round whose
+    Rally is gone while its task had not ended left its instances:
+    cleanup(uuid) deletes them. rally_status(uuid): Rally's state of a
+    task (None: unknown).
+    """
+    flight = state.get("in_flight")
+    if not flight:
+        return
+    recorded = processes.Recorded.parse(flight.get("rally") or "")
+    uuid = flight.get("task")
+    if recorded is not None and recorded.alive():
+        say("round %d's Rally (pid %d) still runs: stopping it as Ctrl-C "
+            "does (its task aborts, its instances are deleted)"
+            % (flight["round"], recorded.pid))
+        recorded.signal(signal.SIGINT)
+        deadline = time.monotonic() + ABORT_WAIT_S
+        while recorded.alive() and time.monotonic() < deadline:
+            time.sleep(1)
+        if recorded.alive():
+            recorded.stop(30)
+    elif uuid and rally_status(uuid) not in ("finished", "aborted"):
+        say("round %d's Rally is gone and its task %s did not end: "
+            "deleting what it left" % (flight["round"], uuid))
+        cleanup(uuid)
+    state["in_flight"] = None
+
+
+def cleanup_command(rally, env, uuid, cloud):
+    """rcbench cleanup of one task's instances (rally: its argv)."""
+    beside = os.path.join(os.path.dirname(sys.executable), "rcbench")
+    argv = [beside if os.path.exists(beside) else "rcbench",
+            "cleanup", "--task", uuid]
+    if "--config-file" in rally:
+        argv += ["--rally-config", rally[rally.index("--config-file") + 1]]
+    if cloud:
+        argv += ["--env", env]
+    return argv
+
+
+def run_cleanup(argv, log_path):
+    with open(log_path, "a") as log:
+        return subprocess.call(argv, stdout=log, stderr=subprocess.STDOUT)
+
+
+def cells_list(cells):
+    """{(cell, step): tests} as JSON keeps it: [[cell, step, tests]]."""
+    return [[cell, step, list(tests)]
+            for (cell, step), tests in sorted(cells.items())]
+
+
+def cells_of(rows):
+    return {(cell, step): list(tests) for cell, step, tests in rows}
+
+
+class Kept:
+    """decide.run.SequentialRun's state kept in its directory."""
+
+    def _start_or_resume(self):
+        """A new run's state written; a resumed one's carried over."""
+        state = self.state
+        if not self.resuming:
+            refuse_unfinished(self.out)
+            self._save()
+            return
+        state["sessions"] += 1
+        self.progress.started -= state["elapsed_s"]
+        self.pairing = state["pairing"] or self.pairing
+        if state["margins"] is not None:
+            self.margins = state["margins"]
+            self.margin_notes = state["margin_notes"]
+        self.progress.say(
+            "resuming the campaign in %s: %d round(s) done, %s of the %s "
+            "budget spent" % (self.out, len(state["rounds"]),
+                              rally_runs.minutes(state["elapsed_s"]),
+                              rally_runs.minutes(self.budget)))
+        settle_in_flight(
+            state, self.progress.say, self.reads.status,
+            lambda uuid: run_cleanup(cleanup_command(
+                self.rally, self.env, uuid, planner.cloud_task(self.args)),
+                self.log_path))
+        self._save()
+
+    def _save(self, **changes):
+        self.state.update(changes, elapsed_s=round(self.progress.elapsed(),
+                                                   1))
+        save(self.out, self.state)
+
+    def _watch(self, number):
+        def watch(proc, uuid):
+            self._save(in_flight={"round": number, "task": uuid,
+                                  "rally": rally_of(proc)})
+        return watch

@@ -1,0 +1,122 @@
+"""A decided run killed midway resumes and finishes (rcbench decide --resume).
+
+A small campaign on Docker and this host (three rounds of one pair each:
+no cell can be decided before the third), killed with SIGKILL, rcbench
+and Rally alike, while round 2's container runs: the round's Rally task
+never ends and its container is left. ``rcbench decide --out`` then
+refuses to start over it; ``--resume`` deletes the container (rcbench
+cleanup --task), runs round 2 again and round 3, and keeps round 1's
+task as it was. A Rally left running (rcbench alone killed) is stopped
+as Ctrl-C stops it: tests/unit/decide/test_campaign.py, with a real
+process.
+"""
+
+import json
+import os
+import signal
+import subprocess
+
+import yaml
+
+from rally_container_bench.core import base
+from rally_container_bench.core import processes
+from tests.functional import helpers
+
+TASK = os.path.join(helpers.TOP, "tasks", "local_kvm_vs_containers.yaml")
+
+
+class DecideResumeTestCase(helpers.DockerRallyTestCase):
+
+    def rcbench(self, *args):
+        return [os.path.join(helpers.BIN, "rcbench"), "decide"] + list(args)
+
+    def env(self):
+        return dict(os.environ, HOME=self.home.path,
+                    XDG_CACHE_HOME=helpers.CACHE_HOME)
+
+    def state(self, out):
+        try:
+            with open(os.path.join(out, "campaign.json")) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    def test_killed_midway_it_resumes_keeping_every_finished_round(self):
+        args = os.path.join(self.home.path, "args.yaml")
+        with open(args, "w") as f:
+            yaml.safe_dump({
+                "platforms": ["native", "docker"], "concurrency": [1],
+                # ~8 s in the container: long enough to be killed in
+                "tests": [{"preset": "quick-cpu", "events": 10000}],
+                "seed": 3,
+                "decide": {"budget_s": 600, "max_rounds": 3,
+                           "pairs_per_round": 1, "instrument_check": False,
+                           "pairing": "sequential"}}, f)
+        out = os.path.join(self.home.path, "campaign")
+        run = subprocess.Popen(
+            self.rcbench("--task", TASK, "--task-args-file", args, "--env",
+                         "local", "--out", out, "--rally-config",
+                         self.home.conf),
+            cwd=helpers.TOP, env=self.env(), stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
+        self.addCleanup(processes.end_group, run)
+
+        def round_2_container():
+            state = self.state(out) or {}
+            flight = state.get("in_flight") or {}
+            if flight.get("round") != 2 or not flight.get("task"):
+                return None
+            # any task's (reading Rally's DB for this one's takes seconds)
+            return self.containers() and flight["task"]
+        killed = base.wait_until(round_2_container, 300, 0.2,
+                                 "round 2's container",
+                                 last=lambda: self.state(out))
+        processes.signal_child(run, signal.SIGKILL, group=True)
+        run.wait(timeout=30)
+        before = self.state(out)
+        self.assertEqual(1, len(before["rounds"]))
+        self.assertTrue(self.containers(killed), "nothing left to clean")
+
+        # not started over: the finished round would be lost
+        refused = subprocess.run(
+            self.rcbench("--task", TASK, "--task-args-file", args, "--env",
+                         "local", "--out", out, "--rally-config",
+                         self.home.conf),
+            cwd=helpers.TOP, env=self.env(), capture_output=True,
+            text=True, timeout=120)
+        self.assertEqual(2, refused.returncode, refused.stderr)
+        self.assertIn("holds an unfinished campaign", refused.stderr)
+        self.assertIn("--resume", refused.stderr)
+
+        resumed = subprocess.run(
+            self.rcbench("--resume", "--out", out), cwd=helpers.TOP,
+            env=self.env(), capture_output=True, text=True, timeout=900)
+        self.assertEqual(0, resumed.returncode,
+                         resumed.stdout[-3000:] + resumed.stderr[-2000:])
+        self.assertIn("resuming the campaign in %s: 1 round(s) done" % out,
+                      resumed.stdout)
+        self.assertIn("round 2's Rally is gone and its task %s did not end"
+                      % killed, resumed.stdout)
+        self.assertEqual([], self.containers(killed))
+        self.assertEqual([], self.containers())
+
+        with open(os.path.join(out, "decide.json")) as f:
+            summary = json.load(f)
+        self.assertEqual([1, 2, 3], [r["round"] for r in summary["rounds"]])
+        self.assertEqual(before["rounds"][0], summary["rounds"][0])
+        self.assertEqual(summary["tasks"][0], before["tasks"][0])
+        self.assertNotIn(killed, summary["tasks"])
+        self.assertEqual(2, summary["sessions"])
+        # the first session's seconds count against the budget
+        self.assertGreater(summary["elapsed_s"], before["elapsed_s"])
+        # every round's iterations are in the report, none of the killed
+        with open(os.path.join(out, "rally.json")) as f:
+            document = json.load(f)
+        self.assertEqual(summary["tasks"],
+                         [t["uuid"] for t in document["tasks"]])
+        self.assertEqual("finished", self.state(out)["status"])
+        again = subprocess.run(self.rcbench("--resume", "--out", out),
+                               cwd=helpers.TOP, env=self.env(),
+                               capture_output=True, text=True, timeout=120)
+        self.assertEqual(2, again.returncode)
+        self.assertIn("the campaign finished", again.stderr)
