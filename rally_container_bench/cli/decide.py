@@ -80,6 +80,7 @@ def _start(args):
 
 
 def _said(summary, report):
+    from rally_container_bench.decide import cost as decide_cost
     from rally_container_bench.report import instrument
     from rally_container_bench.report import render
 
@@ -95,6 +96,7 @@ def _said(summary, report):
     for note in summary["instrument_notes"]:
         print(note)
     print(pairing_line(summary.get("pairing") or {}))
+    print(decide_cost.line(summary["cost"]))
     for cell in summary["undecided"]:
         print("undecided: " + cell)
     if summary["interrupted"]:

@@ -26,6 +26,7 @@ import time
 
 from rally_container_bench.decide import budget
 from rally_container_bench.decide import campaign
+from rally_container_bench.decide import cost
 from rally_container_bench.decide import pairing as pairing_lib
 from rally_container_bench.decide import plan as planner
 from rally_container_bench.decide import rally_reads
@@ -205,6 +206,8 @@ class SequentialRun(campaign.Kept):
             "sessions": self.state["sessions"],
             "sla_failed": [u for u, ok in zip(uuids, passed) if not ok],
             "made_by": report["made_by"]}
+        summary["cost"] = cost.of_run(document, rounds, summary["elapsed_s"],
+                                      summary["decided"])
         for path, text in render.files(report, self.out).items():
             with open(path, "w") as f:
                 f.write(text)

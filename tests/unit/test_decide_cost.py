@@ -1,0 +1,53 @@
+"""Where a decided run's wall time went (decide/cost.py)."""
+
+import unittest
+
+from rally_container_bench.decide import cost
+
+
+def _action(name, start, seconds):
+    return {"name": name, "started_at": start,
+            "finished_at": start + seconds, "children": []}
+
+
+def _iteration(duration, actions):
+    return {"duration": duration, "atomic_actions": [
+        _action(name, 100.0, seconds) for name, seconds in actions]}
+
+
+class CostTestCase(unittest.TestCase):
+
+    def test_an_iterations_time_by_kind(self):
+        split = cost.iteration_split(_iteration(20, [
+            ("build", 5), ("network", 1), ("sysbench.cpu", 4),
+            ("sysbench.memory.read", 2), ("delete", 3)]))
+        self.assertEqual({"boots": 6, "tests": 6, "deletes": 3,
+                          "twins_and_waits": 5}, split)
+
+    def test_a_run_split_by_wall_time_per_decided_cell(self):
+        # two iterations at once: their load counts its wall time once
+        workload = {"full_duration": 30.0, "load_duration": 20.0,
+                    "data": [_iteration(20, [("build", 10),
+                                             ("sysbench.cpu", 10)]),
+                             _iteration(20, [("build", 10),
+                                             ("sysbench.cpu", 10)])]}
+        document = {"tasks": [{"uuid": "t1", "subtasks": [
+            {"workloads": [workload]}]}]}
+        found = cost.of_run(document, [{"task": "t1", "seconds": 40.0}],
+                            50.0, 2)
+        self.assertEqual({"rally": 20.0, "contexts": 10.0, "boots": 10.0,
+                          "tests": 10.0, "deletes": 0.0,
+                          "twins_and_waits": 0.0}, found["seconds"])
+        self.assertEqual(25.0, found["seconds_per_decided_cell"])
+        self.assertEqual(0.4, found["shares"]["rally"])
+        said = cost.line(found)
+        self.assertTrue(said.startswith("cost: 50 s, 25 s per decided cell;"
+                                        " wall time: Rally's own start and "
+                                        "results 40 %"), said)
+
+    def test_nothing_decided_says_so(self):
+        found = cost.of_run({"tasks": []}, [{"task": "gone",
+                                             "seconds": 10.0}], 10.0, 0)
+        self.assertIsNone(found["seconds_per_decided_cell"])
+        self.assertIn("no cell decided", cost.line(found))
+        self.assertEqual(10.0, found["seconds"]["rally"])
