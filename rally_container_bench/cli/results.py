@@ -32,6 +32,33 @@ def _summary(args):
     return 1 if problems else 0
 
 
+def _kek(args):
+    from rally_container_bench.report import kek
+
+    try:
+        with open(args.file) as f:
+            report = json.load(f)
+        found = kek.check(report)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print("rcbench kek: %s: not a comparison.json (rcbench compare or "
+              "decide writes it): %s" % (args.file, e), file=sys.stderr)
+        return 2
+    text = kek.markdown(found, "`%s` (%s)" % (
+        os.path.basename(os.path.dirname(os.path.abspath(args.file))),
+        report.get("title") or "its comparison"))
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+        print("written: %s" % args.out)
+    else:
+        print(text, end="")
+    answers = [item["answer"] for item in found]
+    print("; ".join("%d %s" % (answers.count(a), a) for a in (
+        kek.AGREES, kek.DISAGREES, kek.UNSETTLED, kek.UNCHECKED)),
+        file=sys.stderr)
+    return 0
+
+
 def _cleanup(args):
     owners = None
     if args.task:
@@ -161,6 +188,15 @@ def add_parsers(sub):
                         "admin: every project's, force-deleted), each "
                         "printed with its id")
     p.set_defaults(func=_cleanup)
+
+    p = sub.add_parser("kek", help="KEK's HEPiX 2015 conclusions checked "
+                       "against a run's comparison.json: agrees, disagrees, "
+                       "not settled, or cannot be checked here and why")
+    p.add_argument("file", metavar="COMPARISON_JSON",
+                   help="comparison.json of rcbench decide or compare")
+    p.add_argument("--out", metavar="FILE.md",
+                   help="write the table there (default: print it)")
+    p.set_defaults(func=_kek)
 
     p = sub.add_parser("compare", help="compare every platform with "
                        "native: comparison.html/.csv/.json/.md")
