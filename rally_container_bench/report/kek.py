@@ -210,15 +210,17 @@ def _answer_order(report, claim):
 def check_claim(report, claim):
     """{"words", "answer", "cells": [what was measured], "why"}."""
     accel = _accelerations(report)
-    involved = [r for r in _cells(report, claim, claim.who)]
-    if claim.against:
-        involved += _cells(report, claim, claim.against)
-    if not involved:
+    mine = _cells(report, claim, claim.who)
+    theirs = _cells(report, claim, claim.against) if claim.against else []
+    missing = [role for role, rows in ((claim.who, mine),
+                                       (claim.against, theirs))
+               if role and not rows]
+    if missing:
         return {"words": claim.words, "answer": UNCHECKED, "cells": [],
                 "why": "no %s cell of %s at %s in these results" % (
-                    claim.who if not claim.against else "%s and %s" % (
-                        claim.who, claim.against), _test_said(claim.test),
+                    " or ".join(missing), _test_said(claim.test),
                     _steps_said(claim.steps))}
+    involved = mine + theirs
     vms = {r["platform"] for r in involved
            if roles(report).get(r["platform"]) == "vm"}
     emulated = sorted(v for v in vms if accel.get(v) != "kvm")
@@ -260,17 +262,26 @@ def check(report):
     return [check_claim(report, claim) for claim in CLAIMS]
 
 
-def markdown(found, source):
-    lines = ["# KEK's conclusions, checked", "",
-             "KEK's HEPiX 2015 talk against %s. An answer *agrees* where "
-             "the measured 95 %% CI of the change overlaps the range KEK "
-             "states at every step it covers (a phase: the two means' CIs "
-             "apart in KEK's direction)." % source, "",
-             "| KEK said | answer | measured |", "|---|---|---|"]
+RULE = ("An answer *agrees* where the measured 95 % CI of the change "
+        "overlaps the range KEK states at every step it covers (a phase: "
+        "the two means' CIs apart in KEK's direction); *disagrees* where "
+        "at a step it lies wholly outside; *not settled* where it overlaps "
+        "and the cell is undecided.")
+
+
+def table(found):
+    """The check as Markdown table lines."""
+    lines = ["| KEK said | answer | measured |", "|---|---|---|"]
     for item in found:
         measured = "; ".join(item["cells"]) or item["why"] or ""
         if item["why"] and item["cells"]:
             measured += " (%s)" % item["why"]
         lines.append("| %s | **%s** | %s |" % (
             item["words"], item["answer"], measured.replace("|", "/")))
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def markdown(found, source):
+    return "\n".join(["# KEK's conclusions, checked", "",
+                      "KEK's HEPiX 2015 talk against %s. %s" % (source, RULE),
+                      ""] + table(found)) + "\n"

@@ -194,6 +194,40 @@ def results_pages(app):
                 lines.append("#" + line if line.startswith("#") else line)
         with open(os.path.join(top, name + ".md"), "w") as f:
             f.write("\n".join(lines) + "\n")
+    kek_page(top)
+
+
+def kek_page(top):
+    """results/kek-conclusions.md: KEK's conclusions against the runs.
+
+    Every committed run whose comparison.json is kept: rcbench kek's
+    table of it.
+    """
+    from rally_container_bench.report import kek
+
+    lines = ["# KEK's conclusions, checked", "",
+             "Every conclusion of KEK's HEPiX 2015 talk, in its words, "
+             "against each committed run below, as `rcbench kek "
+             "DIR/comparison.json` gives it on any run of your own. "
+             + kek.RULE, ""]
+    checked = 0
+    for name in sorted(os.listdir(top)):
+        comparison = os.path.join(top, name, "comparison.json")
+        if not os.path.isfile(comparison):
+            continue
+        with open(os.path.join(top, name, "meta.json")) as f:
+            meta = json.load(f)
+        with open(comparison) as f:
+            found = kek.check(json.load(f))
+        checked += 1
+        lines += ["## %s" % meta["title"], "",
+                  "{doc}`The run <%s>`, %s; `%s`." % (
+                      name, meta["date"], meta["command"]), ""]
+        lines += kek.table(found) + [""]
+    if not checked:
+        lines.append("No committed run keeps its comparison.json yet.")
+    with open(os.path.join(top, "kek-conclusions.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def decide_summary(path):
