@@ -7,7 +7,7 @@ never ends and its container is left. ``rcbench decide --out`` then
 refuses to start over it; ``--resume`` deletes the container (rcbench
 cleanup --task), runs round 2 again and round 3, and keeps round 1's
 task as it was. A Rally left running (rcbench alone killed) is stopped
-as Ctrl-C stops it: tests/unit/decide/test_campaign.py, with a real
+as Ctrl-C stops it: tests/unit/test_campaign.py, with a real
 process.
 """
 
