@@ -207,17 +207,23 @@ def summary_line(found):
     return "; ".join(parts) or "no pairs"
 
 
+def about(found):
+    """What the check's cells were: the A/A, and the known effect if run."""
+    withheld = found["withheld"]
+    said = ("Native against its own twin (A/A, true effect zero) through "
+            "the path of every other cell")
+    if withheld is None:
+        return said + "; no known-effect cell in this run"
+    return said + ", and native with %.2f %% of its CPU time withheld " \
+        "(the known effect)" % (100 * withheld)
+
+
 def markdown(found):
     """The check's section of comparison.md ([] without the cells)."""
     rows = lines(found)
     if not rows:
         return []
-    withheld = found["withheld"]
-    return ["## Instrument check", "",
-            "Native against its own twin (A/A) and with %s of its CPU time "
-            "withheld (the known effect), through the path of every other "
-            "cell." % ("–" if withheld is None else "%.2f %%" % (
-                100 * withheld)), "",
+    return ["## Instrument check", "", about(found) + ".", "",
             "| test | A/A pair SD (the floor) | platforms' pair SD | A/A "
             "verdict | known effect |", "|---|---|---|---|---|"] + [
         "| %(metric)s | %(floor)s | %(platforms)s | %(aa)s | %(known)s |"

@@ -362,9 +362,7 @@ def to_html(report):
     env.filters.update(number=number, workload_cell=_workload_cell,
                        mean_cell=mean_cell, sample_sizes=_sample_sizes,
                        round_changes=round_changes, two_lines=two_lines,
-                       concurrency_cell=concurrency_cell,
-                       percent_of=lambda v: "–" if v is None
-                       else "%.2f %%" % (100 * v))
+                       concurrency_cell=concurrency_cell)
     phase_metrics = [m for m in report["metrics"]
                      if m["headline"] and m["kind"] == "phase"]
     workload_metrics = [m for m in report["metrics"]
@@ -381,6 +379,8 @@ def to_html(report):
         made_by=made_by(report),
         findings=findings(report), forest=forest.figures(report),
         instrument=instrument.lines(report.get("instrument")),
+        instrument_about=instrument.about(report["instrument"])
+        if report.get("instrument") else "",
         json_dumps=lambda value: json.dumps(value, sort_keys=True))
 
 
