@@ -124,7 +124,8 @@ def _cells(report, claim, role):
 def _answer_vs_native(rows, low, high):
     answers, said = [], []
     for r in rows:
-        where = "%s at %d" % (r["platform"], r["concurrency"])
+        where = "%s %s at %d" % (r["platform"], _short(r["metric"]),
+                                 r["concurrency"])
         if r["change_ci_low"] is None:
             answers.append(UNSETTLED)
             said.append("%s: too few pairs for an interval" % where)
@@ -142,6 +143,11 @@ def _answer_vs_native(rows, low, high):
         else:
             answers.append(UNSETTLED)
     return answers, said
+
+
+def _short(metric):
+    """sysbench.memory.read.mib_per_s -> memory.read."""
+    return ".".join(metric.split(".")[1:-1]) or metric
 
 
 def _phase_apart(mine, theirs):

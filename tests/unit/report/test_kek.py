@@ -59,7 +59,7 @@ class KekTestCase(unittest.TestCase):
             row("kvm", cpu, 2, 0.0, -0.01, 0.01, "equivalent")]))
         item = answer(found, "At low concurrency KVM is 2-7% worse")
         self.assertEqual(kek.DISAGREES, item["answer"])
-        self.assertIn("kvm at 2 +0.0 % [-1.0, +1.0] equivalent",
+        self.assertIn("kvm cpu at 2 +0.0 % [-1.0, +1.0] equivalent",
                       item["cells"])
 
     def test_an_undecided_ci_across_the_range_is_not_settled(self):
