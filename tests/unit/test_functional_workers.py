@@ -15,7 +15,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
 # Zun to themselves; workers).
 SPLITS = (
     ("stestr-functional-workers.yaml", "functional",
-     r"test_periodic|test_kek_step|test_decide|test_lifecycle_cleanup", 3),
+     r"test_periodic|test_kek_step|test_decide(_at_once)?\.|"
+     r"test_lifecycle_cleanup", 3),
     ("stestr-openstack-workers.yaml", "functional_openstack",
      r"test_compute_host_load|test_zun_network", 3),
 )
