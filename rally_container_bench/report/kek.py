@@ -24,10 +24,11 @@ reads comparison.json.
 import collections
 import re
 
+from rally_container_bench.report import results
+
 AGREES, DISAGREES, UNSETTLED, UNCHECKED = (
     "agrees", "disagrees", "not settled", "cannot be checked here")
 DOCKER_DRIVERS = ("docker", "nova-docker", "zun")
-VM_ACCELERATIONS = ("kvm", "tcg", "hvf", "whpx")
 CHECK_ELSEWHERE = (
     "on a KVM host: rcbench decide --task-args-file "
     "tasks/args/kek2015.yaml --out DIR (locally) or tasks/kvm_vs_docker."
@@ -93,7 +94,7 @@ def roles(report):
         if platform["driver"] == "native" or platform["label"].startswith(
                 "native"):
             continue
-        if platform.get("acceleration") in VM_ACCELERATIONS:
+        if platform.get("acceleration") in results.VM_ACCELERATIONS:
             found[platform["label"]] = "vm"
         elif platform["driver"] in DOCKER_DRIVERS or (
                 platform["driver"] == "nova"
@@ -227,8 +228,8 @@ def check_claim(report, claim):
                     " or ".join(missing), _test_said(claim.test),
                     _steps_said(claim.steps))}
     involved = mine + theirs
-    vms = {r["platform"] for r in involved
-           if roles(report).get(r["platform"]) == "vm"}
+    who = roles(report)
+    vms = {r["platform"] for r in involved if who.get(r["platform"]) == "vm"}
     emulated = sorted(v for v in vms if accel.get(v) != "kvm")
     if "vm" in (claim.who, claim.against) and emulated:
         return {"words": claim.words, "answer": UNCHECKED, "cells": [],

@@ -13,6 +13,7 @@ own there too, as they do on hosts.LocalHost.
 
 import contextlib
 import dataclasses
+import logging
 import os
 import re
 import shlex
@@ -22,6 +23,8 @@ from rally_container_bench.core import base
 from rally_container_bench.validity import cpu
 from rally_container_bench.validity import foreign_load
 from rally_container_bench.validity import hosts
+
+LOG = logging.getLogger(__name__)
 
 _SCRIPT = r"""
 mode=$1; key=$2; done_file=$3; stat_at=$4; sources=$5; shift 5
@@ -286,6 +289,19 @@ class ComputeHost:
                 ["test", "-r", usage], self.timeout).exit_code == 0:
             return usage
         return "pid:%d" % pid
+
+    def scratch(self, workdir):
+        """A private directory in workdir here for a twin's files."""
+        return self.executor.run(
+            ["mktemp", "-d", "-p", workdir, "rcbench-native-XXXXXX"],
+            60).check("mktemp on compute host %s" % self.name).stdout.strip()
+
+    def remove(self, path):
+        """Remove a scratch directory; a failure is logged, not raised."""
+        try:
+            self.executor.run(["rm", "-rf", path], 300)
+        except base.DriverError as e:
+            LOG.warning("%s: %s not removed: %s" % (self.name, path, e))
 
     def discard(self, name):
         self.registry.discard(name)

@@ -113,10 +113,7 @@ class CloudInstanceMixin:
             except base.DriverError as e:
                 LOG.warning("%s: its CPU is not told apart from foreign "
                             "load on %s: %s" % (instance.name, host, e))
-            scratch = view.executor.run(
-                ["mktemp", "-d", "-p", found.workdir,
-                 "rcbench-native-XXXXXX"], 60).check(
-                "mktemp on compute host %s" % host).stdout.strip()
+            scratch = view.scratch(found.workdir)
             cpu = self._pinned_cpu(driver, instance, environment, view)
             owned = view.owned()
             twin = measured_runs.Twin(
@@ -137,11 +134,7 @@ class CloudInstanceMixin:
         finally:
             view.discard(instance.name)
             if scratch:
-                try:
-                    view.executor.run(["rm", "-rf", scratch], 300)
-                except base.DriverError as e:
-                    LOG.warning("%s: %s not removed: %s"
-                                % (host, scratch, e))
+                view.remove(scratch)
             view.close()
 
     @staticmethod

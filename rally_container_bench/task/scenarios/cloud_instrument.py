@@ -12,7 +12,6 @@ false decision of the harness on that host.
 """
 
 import contextlib
-import logging
 
 from rally.common import validation
 from rally_openstack.task import scenario
@@ -28,7 +27,6 @@ from rally_container_bench.task.scenarios import sysbench_utils
 from rally_container_bench.validity import compute_host
 from rally_container_bench.validity import compute_hosts as host_access
 
-LOG = logging.getLogger(__name__)
 SERVICES = ("nova", "zun")
 
 
@@ -108,15 +106,6 @@ class AgainstTwinOnHost(sysbench_utils.SysbenchScenarioMixin,
 
     @staticmethod
     def _scratch(stack, view, found):
-        path = view.executor.run(
-            ["mktemp", "-d", "-p", found.workdir, "rcbench-native-XXXXXX"],
-            60).check("mktemp on compute host %s" % view.name).stdout.strip()
-        stack.callback(_remove, view, path)
+        path = view.scratch(found.workdir)
+        stack.callback(view.remove, path)
         return path
-
-
-def _remove(view, path):
-    try:
-        view.executor.run(["rm", "-rf", path], 300)
-    except base.DriverError as e:
-        LOG.warning("%s: %s not removed: %s" % (view.name, path, e))
