@@ -40,17 +40,28 @@ def kinds_of(tests):
     return found
 
 
-def steps_at_once(args, steps, host_cpus=cpu_pairs.host_cpus):
+def steps_at_once(args, steps, host_cpus=cpu_pairs.host_cpus,
+                  setting=AUTO):
     """({step: None} of the steps that may pair at once, notes on the rest).
 
     A local task's steps whose pairs each get two CPUs on cores of their
-    own; a cloud's none yet (its twins run on the compute hosts).
+    own. A cloud's twins run on the compute hosts, where each instance's
+    host decides (its pinned vCPU, a free core for the twin;
+    task/scenarios/cloud.py): all its steps when at-once is asked, none
+    with auto (the calibration reads this host's A/A, not theirs).
     """
     if args.get("compute_hosts") is not None or not set(
             planner.units_of(args)) <= set(registry.INSTANCE_NAMES):
-        return [], ["pairing: in sequence on a cloud (a pair at once on a "
-                    "compute host needs the instance's CPU there, which "
-                    "this run does not pin yet)"]
+        if setting == cpu_pairs.AT_ONCE:
+            return list(steps), [
+                "pairing: at once asked on a cloud: each instance's compute "
+                "host pairs at once where the instance's vCPU is pinned and "
+                "another core is free for its twin, else in sequence, and "
+                "each cell says why"]
+        return [], ["pairing: in sequence on a cloud (auto chooses from a "
+                    "calibration on this host, not on the compute hosts; "
+                    "pairing: at-once pairs at once where a compute host "
+                    "can)"]
     usable, siblings = host_cpus()
     found, notes = [], []
     for step in steps:

@@ -295,7 +295,8 @@ class SequentialRun(campaign.Kept):
             return
         tests = self.args.get("tests", [])
         steps, notes = pairing_lib.steps_at_once(
-            self.args, sorted({s for (_, s) in self.platform_cells}))
+            self.args, sorted({s for (_, s) in self.platform_cells}),
+            setting=setting)
         self.pairing["notes"] += notes
         for note in notes:
             self.progress.say(note)

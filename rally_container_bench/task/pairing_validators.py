@@ -37,12 +37,17 @@ class KnownEffectValidator(validation.Validator):
 
 @validation.configure(name="rcbench_pairing")
 class PairingValidator(validation.Validator):
-    """A pairing is a mode, or {cpu|memory: mode}; at once needs pinning."""
+    """A pairing is a mode, or {cpu|memory: mode}; at once needs pinning.
 
-    def __init__(self, param_name, pinned_param="pinned"):
+    twin_param: the argument without which a test has no twin (a cloud
+    scenario's compute_hosts): at once then needs it.
+    """
+
+    def __init__(self, param_name, pinned_param="pinned", twin_param=None):
         super().__init__()
         self.param_name = param_name
         self.pinned_param = pinned_param
+        self.twin_param = twin_param
 
     def validate(self, context, config, plugin_cls, plugin_cfg):
         pairing = validators._arg(config, self.param_name)
@@ -53,6 +58,11 @@ class PairingValidator(validation.Validator):
                 and validators._arg(config, self.pinned_param, True) is False:
             self.fail("%s at once needs %s: true (each side on a CPU of "
                       "its own)" % (self.param_name, self.pinned_param))
+        if cpu_pairs.AT_ONCE in _asked(pairing) and self.twin_param \
+                and validators._arg(config, self.twin_param) is None:
+            self.fail("%s at once pairs a test with its native twin on the "
+                      "instance's host: give %s" % (self.param_name,
+                                                    self.twin_param))
 
 
 def _asked(pairing):

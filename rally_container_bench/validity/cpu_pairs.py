@@ -49,6 +49,66 @@ def host_cpus(read=None):
     return usable, siblings
 
 
+# Prints the CPUs a login on a host may use (its cpuset's, as the kernel
+# gives them to the login's shell) and each CPU's core: "cpu siblings".
+HOST_CPUS_SCRIPT = r"""
+sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status
+for f in /sys/devices/system/cpu/cpu[0-9]*/topology/thread_siblings_list; do
+    [ -r "$f" ] || continue
+    c=${f#/sys/devices/system/cpu/cpu}
+    echo "${c%%/*} $(cat "$f")"
+done
+"""
+
+
+def parse_host_cpus(text):
+    """(usable CPUs, {cpu: its core's CPUs}) from HOST_CPUS_SCRIPT's output."""
+    lines = text.strip().splitlines()
+    if not lines:
+        raise ValueError("no CPU list read")
+    usable = sorted(parse_cpu_list(lines[0]))
+    siblings = {}
+    for line in lines[1:]:
+        cpu, _, listed = line.partition(" ")
+        if cpu.isdigit() and int(cpu) in usable:
+            siblings[int(cpu)] = parse_cpu_list(listed)
+    for cpu in usable:
+        siblings.setdefault(cpu, {cpu})
+    return usable, siblings
+
+
+def one_core(usable, siblings, host):
+    """Why a host of one core has no CPU for a twin at once, or None."""
+    if len(one_per_core(usable, siblings)) >= 2:
+        return None
+    return ("compute host %s gives its instances and their twins one core "
+            "(CPUs %s): no second CPU for a twin at once"
+            % (host, ",".join(str(c) for c in usable)))
+
+
+def twin_beside(instance_cpu, usable, siblings, taken, host):
+    """(the twin's CPU, None) beside an instance pinned there, or (None, why).
+
+    On a compute host the instance's CPU is the cloud's choice (a pinned
+    flavor's), so the sides cannot alternate: the twin takes the first
+    usable CPU on another core than the instance's that no instance of
+    the host is pinned to or floats over (taken: their vCPUs' and
+    emulator threads' CPUs).
+    """
+    why = one_core(usable, siblings, host)
+    if why:
+        return None, why
+    mine = siblings.get(instance_cpu, {instance_cpu})
+    for cpu in one_per_core(usable, siblings):
+        if cpu not in mine and not (siblings.get(cpu, {cpu}) & taken):
+            return cpu, None
+    return None, (
+        "every other core of compute host %s (CPUs %s) runs an instance's "
+        "vCPUs or emulator threads (CPUs %s): no free CPU for a twin at "
+        "once" % (host, ",".join(str(c) for c in usable),
+                  ",".join(str(c) for c in sorted(taken))))
+
+
 def _read(path):
     with open(path) as f:
         return f.read()

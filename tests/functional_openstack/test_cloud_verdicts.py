@@ -155,14 +155,24 @@ class CloudVerdictsTestCase(unittest.TestCase):
         listed = sum(len(u.split(": ")[1].split(", "))
                      for u in summary["undecided"])
         self.assertEqual(summary["cells"], summary["decided"] + listed)
-        # each cell names its pairs' mode: in sequence, and the run says
-        # why (a cloud's compute hosts do not pair at once yet)
-        self.assertEqual({}, summary["pairing"]["modes"])
-        self.assertIn("in sequence on a cloud",
+        # asked at once (the args'), each instance's host decides: this
+        # cloud's hosts have one CPU each, so every cell pairs in
+        # sequence, and each iteration says why
+        self.assertEqual({"2": {"cpu": "at-once", "memory": "at-once"}},
+                         summary["pairing"]["modes"])
+        self.assertIn("each instance's compute host pairs at once where",
                       " ".join(summary["pairing"]["notes"]))
         paired = [r for r in self.report["rows"] if r.get("pairs")]
         self.assertTrue(paired)
         self.assertEqual({"in sequence"}, {r["pairing"] for r in paired})
+        for _, iteration in self.iterations():
+            env = helpers.environment(iteration)
+            if "compute_host" not in env:
+                continue  # native's own
+            self.assertIn(
+                "in sequence, at once asked: compute host %s gives its "
+                "instances and their twins one core (CPUs "
+                % env["compute_host"], env["pairing"])
 
     def test_each_test_paired_on_its_instances_own_compute_host(self):
         pattern = "each test paired with a native twin on the instance's"

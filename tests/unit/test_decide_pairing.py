@@ -66,6 +66,16 @@ class StepsTestCase(unittest.TestCase):
         self.assertEqual([], steps)
         self.assertIn("in sequence on a cloud", notes[0])
 
+    def test_a_cloud_asked_at_once_leaves_it_to_each_compute_host(self):
+        # this host's CPUs are no compute host's: every step asks, and
+        # each instance's host decides (task/scenarios/cloud.py)
+        steps, notes = pairing.steps_at_once(
+            {"platforms": ["native", "kvm"], "compute_hosts": {}}, [1, 2, 8],
+            _two_cpus, setting="at-once")
+        self.assertEqual([1, 2, 8], steps)
+        self.assertIn("each instance's compute host pairs at once where",
+                      notes[0])
+
 
 class ChooseTestCase(unittest.TestCase):
 

@@ -351,7 +351,9 @@ class RoundsAndLadderTestCase(unittest.TestCase):
         self.assertEqual({("kvm", 1), ("nova-lxc", 2), ("zun", 2)},
                          set(planner.cells_of(args)))
         self.assertEqual({"budget_s", "max_rounds", "pairs_per_round",
-                          "margins"}, set(args["decide"]))
+                          "margins", "pairing"}, set(args["decide"]))
+        # at once asked: each compute host decides (one CPU: in sequence)
+        self.assertEqual("at-once", args["decide"]["pairing"])
         config = self.render("kvm_vs_docker.yaml", **args)
         found = {}
         for subtask in config["subtasks"]:
@@ -499,6 +501,27 @@ class RoundsAndLadderTestCase(unittest.TestCase):
         self.assertEqual(["native-aa-on-qemu", "native-aa-on-lxc",
                           "native-aa-on-zun"],
                          [c["rcbench_round"]["cell"] for _, _, c in found])
+
+    def test_a_cloud_plan_passes_each_paired_cell_its_pairing(self):
+        # rcbench decide's sixth field: at once asked on a cloud goes to
+        # every scenario with a twin on the compute host, the A/A too
+        hosts = {"user": "root", "hosts": {"c1": {"address": "192.0.2.1"}}}
+        at_once = {"cpu": "at-once", "memory": "at-once"}
+        plan = [[cell, 1, ["quick-cpu"], 2, 1, at_once]
+                for cell in ("kvm", "zun", "native-aa-on-lxc", "kvm-volume")]
+        found = self.cloud_workloads(
+            platforms=["kvm", "kvm-volume", "container"],
+            container=["nova-lxc", "zun"], compute_hosts=hosts, plan=plan)
+        self.assertEqual(
+            [("NovaInstances.boot_sysbench_delete", at_once),
+             ("ZunContainers.run_sysbench_delete", at_once),
+             ("ComputeHosts.against_twin", at_once),
+             # a volume's fileio has no twin at once
+             ("NovaInstances.boot_volume_sysbench_delete", None)],
+            [(name, args.get("pairing")) for _, (name, args), _ in found])
+        # and none without compute_hosts: no twin to pair with
+        found = self.cloud_workloads(platforms=["kvm"], plan=plan[:1])
+        self.assertNotIn("pairing", found[0][1][1])
 
     def test_a_local_plan_passes_each_cell_its_pairing(self):
         at_once = {"cpu": "at-once", "memory": "sequential"}

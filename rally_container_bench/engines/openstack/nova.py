@@ -283,6 +283,15 @@ class NovaDriver(ssh.SshDriver):
         return ["virsh", "-c", "qemu:///system", "vcpupin", domain,
                 "--vcpu", "0"] if domain else None
 
+    @staticmethod
+    def host_pinning_command():
+        """The argv that prints every domain's vCPU and emulator CPUs.
+
+        On the compute host, each running libvirt domain's vcpupin and
+        emulatorpin (cloud.parse_pinned_cpus): a twin at once takes none.
+        """
+        return ["sh", "-c", _DOMAINS_PINNING]
+
     def describe(self):
         return {"driver": self.name, "nova_image": self.request.image,
                 "flavor": self.request.flavor}
@@ -376,3 +385,16 @@ def compute_hosts(nova, hypervisor_type=None):
         if host in zones and (wanted is None or kind == wanted):
             found[host] = zones[host]
     return dict(sorted(found.items()))
+
+
+# Every running domain's vcpupin and emulatorpin, on both of libvirt's
+# system connections Nova's hypervisors use.
+_DOMAINS_PINNING = r"""
+for c in qemu:///system lxc:///system; do
+    for d in $(virsh -c "$c" list --name 2>/dev/null); do
+        virsh -c "$c" vcpupin "$d" 2>/dev/null
+        virsh -c "$c" emulatorpin "$d" 2>/dev/null
+    done
+done
+exit 0
+"""

@@ -41,6 +41,8 @@ class AtOnceMixin:
         inside, twin = outcome_of(True), outcome_of(False)
         if not executor.on_host and not getattr(executor, "replays", False):
             inside.started_clock = self._read_clock(executor)
+        if not plan.twin.executor.on_host:  # a compute host's own clock
+            twin.started_clock = self._read_clock(plan.twin.executor)
         start_at = None
         if plan.sync is not None:
             self._at_start_barrier(plan.point(*at, 0), spec.label)
@@ -88,7 +90,8 @@ class AtOnceMixin:
             outcome.run = self._run_one(
                 plan.twin.executor, spec, plan.twin.versions,
                 plan.twin.executable, plan.twin.workdir, plan.timeout,
-                None, timed=common.untimed, start=scheduled(start_at))
+                None, timed=common.untimed,
+                start=scheduled(start_at, outcome.started_clock))
         except common.WorkloadError as e:
             outcome.error = e
         except base.DriverError as e:
@@ -114,19 +117,19 @@ def scheduled(start_at, clock_read=None):
 def start_skew(inside, twin):
     """Seconds the instance's test started after its twin's (None: unread).
 
-    On this host's clock: a VM's own start is moved by its clock's
-    offset, read before the pair.
+    On this host's clock: a VM's own start (and a twin's on a compute
+    host) is moved by its clock's offset, read before the pair.
     """
     if inside.run is None or twin.run is None:
         return None
     started, reference = inside.run.started_inside, twin.run.started_inside
     if started is None or reference is None:
         return None
-    offset = clock.clock_offset(inside.started_clock) \
-        if inside.started_clock else 0.0
-    if offset is None:
+    offsets = [clock.clock_offset(o.started_clock) if o.started_clock
+               else 0.0 for o in (inside, twin)]
+    if None in offsets:
         return None
-    return (started - offset) - reference
+    return (started - offsets[0]) - (reference - offsets[1])
 
 
 def shortest(*outcomes):

@@ -3,6 +3,7 @@
 import collections
 import contextlib
 import functools
+import re
 
 from rally.common import logging
 from rally.task import atomic
@@ -12,13 +13,14 @@ from rally_container_bench import opts
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.validity import compute_host
 from rally_container_bench.validity import compute_hosts as host_access
+from rally_container_bench.validity import cpu_pairs
 
 LOG = logging.getLogger(__name__)
 
 # Where an instance's tests are measured from: its compute host's view
 # (validity.compute_host.ComputeHost), its native twin there, and why a test
-# is not paired (None when it is).
-OnHost = collections.namedtuple("OnHost", "view twin unpaired")
+# is not paired (None when it is), and how it pairs (measured_runs.Pairing).
+OnHost = collections.namedtuple("OnHost", "view twin unpaired pairing")
 
 
 def network_ref(neutron, network, seen_by):
@@ -38,6 +40,18 @@ def parse_vcpupin(text):
             first = cpus.strip().split(",")[0].split("-")[0]
             return int(first) if first.isdigit() else None
     return None
+
+
+def parse_pinned_cpus(text):
+    """{host CPUs} in `virsh vcpupin` and `virsh emulatorpin` outputs."""
+    found = set()
+    for line in text.splitlines():
+        head, _, cpus = line.strip().partition(" ")
+        head, cpus = head.rstrip(":"), cpus.strip()
+        if (head.isdigit() or head == "*") and re.fullmatch(
+                r"[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*", cpus):
+            found |= cpu_pairs.parse_cpu_list(cpus)
+    return found
 
 
 class CloudInstanceMixin:
@@ -62,20 +76,21 @@ class CloudInstanceMixin:
 
     def _tests_on_compute_host(self, driver, instance, environment,
                                compute_hosts, tests, workdir, timeout,
-                               repeat):
+                               repeat, pairing=None):
         """Run tests in the instance, each paired on its compute host."""
         with self._on_compute_host(driver, instance, environment,
-                                   compute_hosts) as on, \
+                                   compute_hosts, pairing) as on, \
                 contextlib.closing(driver.executor(instance)) as executor:
             self.run_tests(executor, tests, "sysbench", workdir, timeout,
                            metadata=environment,
                            endpoint=functools.partial(driver.endpoint,
                                                       instance),
-                           twin=on.twin, host=on.view, repeat=repeat or 1)
+                           twin=on.twin, host=on.view, repeat=repeat or 1,
+                           pairing=on.pairing)
 
     @contextlib.contextmanager
     def _on_compute_host(self, driver, instance, environment,
-                         compute_hosts):
+                         compute_hosts, pairing=None):
         """OnHost of the instance; environment gets where and how.
 
         With compute_hosts (validity.compute_hosts), the instance's
@@ -85,7 +100,9 @@ class CloudInstanceMixin:
         paired with a native twin there. Without it, or where the
         instance's host is not known, tests are unpaired and no host's
         load is read (the Rally host's is never taken for it), and
-        environment["pairing"] says why.
+        environment["pairing"] says why. pairing: as a local task's;
+        a pair at once takes another CPU of the instance's host for the
+        twin (_twin_cpu_at_once), else pairs in sequence and says why.
         """
         host = environment.get("compute_host")
         if compute_hosts is None:
@@ -93,13 +110,13 @@ class CloudInstanceMixin:
                 "unpaired: no compute_hosts given (how the Rally host "
                 "logs in to the compute hosts), so no native twin ran on "
                 "the instance's host")
-            yield OnHost(None, None, environment["pairing"])
+            yield OnHost(None, None, environment["pairing"], None)
             return
         if not host:
             environment["pairing"] = (
                 "unpaired: the instance's compute host is not known (Nova "
                 "and Zun tell it to admin credentials only)")
-            yield OnHost(None, None, environment["pairing"])
+            yield OnHost(None, None, environment["pairing"], None)
             return
         found = host_access.access(compute_hosts, host)
         conf = opts.register()
@@ -115,27 +132,74 @@ class CloudInstanceMixin:
                             "load on %s: %s" % (instance.name, host, e))
             scratch = view.scratch(found.workdir)
             cpu = self._pinned_cpu(driver, instance, environment, view)
+            twin_cpu, placed = self._twin_placement(driver, view, host, cpu,
+                                                    pairing)
             owned = view.owned()
             twin = measured_runs.Twin(
-                owned if cpu is None else base.PinnedExecutor(owned, cpu),
+                owned if twin_cpu is None
+                else base.PinnedExecutor(owned, twin_cpu),
                 found.sysbench, scratch)
+            said = measured_runs.pairing_said(placed)
             environment.update(
                 twin_host=host, load_read_on=host,
                 pairing="each test paired with a native twin on the "
-                        "instance's compute host %s (%s)"
-                        % (host, found.describe()),
-                pinning=("instance (its flavor's dedicated vCPU) and its "
-                         "native twin on host CPU %s" % cpu
-                         if cpu is not None else
-                         "unpinned: the flavor does not pin the instance's "
-                         "vCPUs (hw:cpu_policy dedicated), so its twin "
-                         "runs where the host's kernel puts it"))
-            yield OnHost(view, twin, None)
+                        "instance's compute host %s (%s)%s"
+                        % (host, found.describe(),
+                           "; " + said if said else ""),
+                pinning=_pinning(cpu, twin_cpu))
+            yield OnHost(view, twin, None, placed)
         finally:
             view.discard(instance.name)
             if scratch:
                 view.remove(scratch)
             view.close()
+
+    @staticmethod
+    def _twin_placement(driver, view, host, cpu, pairing):
+        """(the twin's CPU or None, measured_runs.Pairing) on the host.
+
+        In sequence the twin runs on the instance's pinned CPU. Asked at
+        once: on another core of the host, free of its instances
+        (cpu_pairs.twin_beside), where the instance's vCPU is pinned and
+        the host's CPUs are read; else in sequence, and the Pairing says
+        why.
+        """
+        asked = pairing if pairing not in (None, cpu_pairs.SEQUENTIAL) \
+            else None
+        if asked is None:
+            return cpu, measured_runs.Pairing(None, None, None)
+        try:
+            usable, siblings = cpu_pairs.parse_host_cpus(view.executor.run(
+                ["sh", "-c", cpu_pairs.HOST_CPUS_SCRIPT], 60).stdout)
+        except (base.DriverError, ValueError) as e:
+            return cpu, measured_runs.Pairing(
+                asked, "the CPUs of compute host %s were not read: %s"
+                % (host, e), None)
+        command = getattr(driver, "host_pinning_command", None)
+        why = cpu_pairs.one_core(usable, siblings, host)
+        if why is None and command is None:
+            why = ("a container's CPUs on %s are not read by this harness "
+                   "(only a Nova server's pinned vCPU is): its processes "
+                   "may run on any CPU there, the twin's too" % host)
+        elif why is None and cpu is None:
+            why = ("the instance's vCPU is not pinned on %s (a flavor with "
+                   "hw:cpu_policy dedicated pins it): its threads may run "
+                   "on any CPU there, the twin's too" % host)
+        if why:
+            return cpu, measured_runs.Pairing(asked, why, None)
+        try:
+            taken = parse_pinned_cpus(view.executor.run(command(), 60).stdout)
+        except base.DriverError as e:
+            return cpu, measured_runs.Pairing(
+                asked, "the instances' CPUs on %s were not read: %s"
+                % (host, e), None)
+        twin_cpu, why = cpu_pairs.twin_beside(cpu, usable, siblings,
+                                              taken | {cpu}, host)
+        if why:
+            return cpu, measured_runs.Pairing(asked, why, None)
+        return twin_cpu, measured_runs.Pairing(
+            asked, None, "instance on CPU %d of %s (its flavor's), twin on "
+            "CPU %d" % (cpu, host, twin_cpu))
 
     @staticmethod
     def _pinned_cpu(driver, instance, environment, view):
@@ -157,3 +221,15 @@ class CloudInstanceMixin:
                         % (instance.name, e))
             return None
         return parse_vcpupin(found.stdout)
+
+
+def _pinning(cpu, twin_cpu):
+    if cpu is None:
+        return ("unpinned: the flavor does not pin the instance's vCPUs "
+                "(hw:cpu_policy dedicated), so its twin runs where the "
+                "host's kernel puts it")
+    if twin_cpu not in (None, cpu):
+        return ("instance on host CPU %d (its flavor's dedicated vCPU), its "
+                "native twin on host CPU %d" % (cpu, twin_cpu))
+    return ("instance (its flavor's dedicated vCPU) and its native twin on "
+            "host CPU %s" % cpu)

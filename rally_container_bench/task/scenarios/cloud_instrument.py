@@ -24,8 +24,10 @@ from rally_container_bench.engines.openstack import zun as zun_driver
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.task.scenarios import sysbench_utils
+from rally_container_bench.validity import barrier
 from rally_container_bench.validity import compute_host
 from rally_container_bench.validity import compute_hosts as host_access
+from rally_container_bench.validity import cpu_pairs
 
 SERVICES = ("nova", "zun")
 
@@ -37,6 +39,7 @@ SERVICES = ("nova", "zun")
 @validation.add("number", param_name="repeat", minval=1, integer_only=True,
                 nullable=True)
 @validation.add("number", param_name="timeout", minval=1, nullable=True)
+@validation.add("rcbench_pairing", param_name="pairing")
 @validation.add("required_platform", platform="openstack", admin=True)
 @scenario.configure(name="ComputeHosts.against_twin",
                     platform="openstack",
@@ -45,7 +48,7 @@ class AgainstTwinOnHost(sysbench_utils.SysbenchScenarioMixin,
                         scenario.OpenStackScenario):
 
     def run(self, tests, compute_hosts, service="nova", hypervisor_type=None,
-            availability_zone=None, timeout=None, repeat=1):
+            availability_zone=None, timeout=None, repeat=1, pairing=None):
         """Native against its native twin on a compute host: the cloud's A/A.
 
         Reported as platform native-aa-on-<kind> (qemu, lxc, zun, ...):
@@ -62,30 +65,78 @@ class AgainstTwinOnHost(sysbench_utils.SysbenchScenarioMixin,
         :param availability_zone: Nova's hosts of this zone only
         :param timeout: seconds one sysbench command may take
         :param repeat: measure each test (with its twin) this many times
+        :param pairing: "sequential" (default; unpinned, as an unpinned
+            instance's twin), "at-once" (both together, each on a core of
+            its own of the host, the sides alternating; a host of one
+            core pairs in sequence and says so), or {kind: mode}
         """
         abort.check("starting an iteration")
-        host = self._host(service, hypervisor_type, availability_zone)
+        host, of_kind = self._host(service, hypervisor_type,
+                                   availability_zone)
         found = host_access.access(compute_hosts, host)
         view = compute_host.ComputeHost(host, host_access.executor(found),
                                         opts.register())
         with contextlib.ExitStack() as stack:
             stack.callback(view.close)
+            cpu, twin_cpu, placed = self._placement(view, host, of_kind,
+                                                    pairing)
             scratch, twins = (self._scratch(stack, view, found)
                               for _ in range(2))
-            twin = measured_runs.Twin(view.owned(), found.sysbench, twins)
+            twin = measured_runs.Twin(_pinned(view.owned(), twin_cpu),
+                                      found.sysbench, twins)
+            said = measured_runs.pairing_said(placed)
             self.run_tests(
-                view.owned(), tests, found.sysbench, scratch, timeout,
+                _pinned(view.owned(), cpu), tests, found.sysbench, scratch,
+                timeout,
                 metadata={
                     "driver": native.aa_on(
                         host_access.host_kind(service, hypervisor_type)),
                     "compute_host": host, "twin_host": host,
                     "load_read_on": host,
                     "pairing": "each test paired with a native twin on the "
-                               "same compute host %s (%s)"
-                               % (host, found.describe()),
+                               "same compute host %s (%s); %s"
+                               % (host, found.describe(), said),
                     "pinning": "unpinned: both where the host's kernel puts "
-                               "them, as an unpinned instance's twin"},
-                twin=twin, host=view, repeat=repeat or 1)
+                               "them, as an unpinned instance's twin"
+                               if cpu is None else
+                               "on CPU %d of %s, its twin on CPU %d"
+                               % (cpu, host, twin_cpu)},
+                twin=twin, host=view, repeat=repeat or 1, pairing=placed)
+
+    def _placement(self, view, host, of_kind, pairing):
+        """(native's CPU, the twin's, measured_runs.Pairing) on the host.
+
+        At once: the iteration's pair of two cores of the host (a step's
+        iterations on one host each a pair of their own), the sides
+        alternating by the host's own waves; where the host has too few,
+        in sequence (unpinned) and the Pairing says why.
+        """
+        asked = pairing if pairing not in (None, cpu_pairs.SEQUENTIAL) \
+            else None
+        if asked is None:
+            return None, None, measured_runs.Pairing(None, None, None)
+        try:
+            usable, siblings = cpu_pairs.parse_host_cpus(view.executor.run(
+                ["sh", "-c", cpu_pairs.HOST_CPUS_SCRIPT], 60).stdout)
+        except (base.DriverError, ValueError) as e:
+            return None, None, measured_runs.Pairing(
+                asked, "the CPUs of compute host %s were not read: %s"
+                % (host, e), None)
+        sync = barrier.current()
+        on_host = -(-(sync.concurrency if sync else 1) // of_kind)
+        visit = (self.context.get("iteration", 1) - 1) // of_kind
+        position = visit % on_host
+        pair, why = None, cpu_pairs.one_core(usable, siblings, host)
+        if why is None:
+            pair, why = cpu_pairs.pair_of(position, on_host, usable,
+                                          siblings)
+        if pair is None:
+            return None, None, measured_runs.Pairing(asked, why, None)
+        # a host's own waves take turns (the iterations alternate hosts)
+        mine, twins = self._alternated(pair, turn=visit // on_host)
+        return mine, twins, measured_runs.Pairing(
+            asked, None, "native on CPU %d of %s, twin on CPU %d"
+            % (mine, host, twins))
 
     def _host(self, service, hypervisor_type, availability_zone):
         if service == "zun":
@@ -102,10 +153,15 @@ class AgainstTwinOnHost(sysbench_utils.SysbenchScenarioMixin,
                     if hypervisor_type else "",
                     " in zone %s" % availability_zone
                     if availability_zone else ""))
-        return names[(self.context.get("iteration", 1) - 1) % len(names)]
+        return (names[(self.context.get("iteration", 1) - 1) % len(names)],
+                len(names))
 
     @staticmethod
     def _scratch(stack, view, found):
         path = view.scratch(found.workdir)
         stack.callback(view.remove, path)
         return path
+
+
+def _pinned(executor, cpu):
+    return executor if cpu is None else base.PinnedExecutor(executor, cpu)

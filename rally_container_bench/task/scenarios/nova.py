@@ -205,6 +205,8 @@ class BootAndDelete(NovaInstancesScenario):
                 service="nova")
 @validation.add("number", param_name="repeat", minval=1, integer_only=True,
                 nullable=True)
+@validation.add("rcbench_pairing", param_name="pairing",
+                twin_param="compute_hosts")
 @scenario.configure(name="NovaInstances.boot_sysbench_delete",
                     platform="openstack", context=_CONTEXTS)
 class BootSysbenchDelete(NovaInstancesScenario):
@@ -213,7 +215,7 @@ class BootSysbenchDelete(NovaInstancesScenario):
             floating_network=None, availability_zone=None,
             scheduler_hints=None, hypervisor_type="qemu", ssh_user="root",
             workdir="/root", timeout=None, compute_hosts=None, repeat=1,
-            spread=False):
+            spread=False, pairing=None):
         """Boot a server, run sysbench inside it over SSH, delete it.
 
         The phases of boot_and_delete, and between network and delete
@@ -244,6 +246,13 @@ class BootSysbenchDelete(NovaInstancesScenario):
             where a boot costs more than a test)
         :param spread: boot on every compute host of the kind in turn
             (see boot_and_delete)
+        :param pairing: with compute_hosts, how a test meets its twin:
+            "sequential" (default), "at-once" (cpu and memory tests
+            together with the twin on another core of the server's host,
+            released at one instant: the server's vCPU pinned by its
+            flavor, hw:cpu_policy dedicated, and a core free of the host's
+            instances for the twin), or a mapping of kind to mode. Where
+            the host cannot, the test pairs in sequence and says why
         """
         driver = self._driver(flavor, image, network, floating_network,
                               availability_zone, scheduler_hints, ssh_user,
@@ -253,4 +262,4 @@ class BootSysbenchDelete(NovaInstancesScenario):
                                             hypervisor_type)
             self._tests_on_compute_host(driver, instance, environment,
                                         compute_hosts, tests, workdir,
-                                        timeout, repeat)
+                                        timeout, repeat, pairing)

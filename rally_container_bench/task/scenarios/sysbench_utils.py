@@ -94,12 +94,22 @@ class StartBarrierMixin:
         if pair is None:
             cpu = self._wave_cpu()
             return cpu, cpu, measured_runs.Pairing(asked, why, None)
-        found = self.context.get("rcbench_round") or {}
-        seed = found.get("seed", 1) * 1000 + found.get("round", 1)
-        wave = sync.wave_of(iteration) if sync else iteration - 1
-        mine, twins = cpu_pairs.sides(pair, seed, wave)
+        mine, twins = self._alternated(pair)
         return mine, twins, measured_runs.Pairing(
             asked, None, "instance on CPU %d, twin on CPU %d" % (mine, twins))
+
+    def _alternated(self, pair, turn=None):
+        """(this side's CPU, the twin's) of a pair (cpu_pairs.sides).
+
+        Alternating wave by wave (or turn by turn) from the round's seed.
+        """
+        found = self.context.get("rcbench_round") or {}
+        seed = found.get("seed", 1) * 1000 + found.get("round", 1)
+        if turn is None:
+            sync = barrier.current()
+            iteration = self.context.get("iteration", 1)
+            turn = sync.wave_of(iteration) if sync else iteration - 1
+        return cpu_pairs.sides(pair, seed, turn)
 
     def _leave_start_barrier(self):
         """Release the points this iteration will not reach (it failed)."""

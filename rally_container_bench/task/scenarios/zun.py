@@ -170,6 +170,8 @@ class RunAndDelete(ZunContainersScenario):
                 service="zun")
 @validation.add("number", param_name="repeat", minval=1, integer_only=True,
                 nullable=True)
+@validation.add("rcbench_pairing", param_name="pairing",
+                twin_param="compute_hosts")
 @scenario.configure(name="ZunContainers.run_sysbench_delete",
                     platform="openstack", context=_CONTEXTS)
 class RunSysbenchDelete(ZunContainersScenario):
@@ -178,7 +180,7 @@ class RunSysbenchDelete(ZunContainersScenario):
             runtime=None, availability_zone=None, hints=None,
             ssh_user="root", workdir="/root", timeout=None, via="ssh",
             image_driver="glance", image_pull_policy=None,
-            compute_hosts=None, repeat=1):
+            compute_hosts=None, repeat=1, pairing=None):
         """Run a Zun container, run sysbench in it, delete it.
 
         via ssh (default): the phases of run_and_delete, then each
@@ -215,6 +217,9 @@ class RunSysbenchDelete(ZunContainersScenario):
             container's host, and that host's load is read
         :param repeat: measure each test (with its twin) this many times
             in the container (via ssh)
+        :param pairing: with compute_hosts, as NovaInstances'
+            boot_sysbench_delete's; a container's CPUs on its host are not
+            read, so asked at once it pairs in sequence and says why
         """
         if via == "logs":
             self._via_logs(tests, image, network, cpu, memory, runtime,
@@ -230,7 +235,7 @@ class RunSysbenchDelete(ZunContainersScenario):
             environment = self._environment(driver, instance)
             self._tests_on_compute_host(driver, instance, environment,
                                         compute_hosts, tests, workdir,
-                                        timeout, repeat)
+                                        timeout, repeat, pairing)
 
     def _via_logs(self, tests, image, network, cpu, memory, runtime,
                   availability_zone, hints, workdir, timeout, image_driver,
