@@ -23,6 +23,7 @@ from rally_container_bench.workloads import tools
 
 NATIVE = results.NATIVE
 PHASE_ORDER = ("build", "network", results.BUILD_NETWORK, "delete",
+               results.BOOT_AND_DELETE,
                # ContainerLifecycle's verbs (the ptcr method's table)
                "create", "start", "stop", "remove", "run")
 CSV_COLUMNS = ("metric", "unit", "platform", "concurrency", "n", "failed",

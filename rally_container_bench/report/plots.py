@@ -20,7 +20,7 @@ _STYLE = {
     "font.family": "sans-serif",
 }
 _NATIVE_COLOUR = "#222222"
-_LOG_SCALE_SPREAD = 30  # max/min of the means beyond which y is log
+LOG_SCALE_SPREAD = 30  # max/min of the means beyond which y is log
 
 
 def colours(report):
@@ -77,7 +77,7 @@ def phase_figure(report, metric):
                       label=platform["label"], marker="o", capsize=3,
                       color=palette[platform["label"]])
         means.extend(r["mean"] for r in rows if r["mean"] > 0)
-    if means and max(means) / min(means) > _LOG_SCALE_SPREAD:
+    if means and max(means) / min(means) > LOG_SCALE_SPREAD:
         axes.set_yscale("log")
     axes.set_xscale("log", base=2)
     axes.set_xticks(report["concurrency"],

@@ -14,8 +14,10 @@ from rally_container_bench.report import comparison
 from rally_container_bench.report import disturbance
 from rally_container_bench.report import forest
 from rally_container_bench.report import instrument
+from rally_container_bench.report import kek_figures
 from rally_container_bench.report import plots
 from rally_container_bench.report import results
+from rally_container_bench.report import sequential
 
 FILE_NAMES = {"html": "comparison.html", "csv": "comparison.csv",
               "json": "comparison.json", "md": "comparison.md"}
@@ -175,36 +177,8 @@ def findings(report):
                              n["kind"], 100 * n["pair_sd"], n["cells"])
                          for n in report["noise"]))
     if report["methods"].get("sequential"):
-        lines.append(_sequential_line(report))
+        lines.append(sequential.decided_line(report))
     return lines
-
-
-def _sequential_line(report):
-    """Decided and undecided cells; those too small for any verdict apart.
-
-    A cell with under 3 pairs (a round of 1 pair, runs left out) has no
-    verdict and says no pairs it needs: counted as undecided all the same.
-    """
-    kinds = {m["name"]: m["kind"] for m in report["metrics"]}
-    headline_rows = [r for r in report["rows"]
-                     if _is_headline(report, r["metric"])]
-    timed = [r["time_to_verdict_s"] for r in headline_rows
-             if r.get("time_to_verdict_s") is not None]
-    undecided = [r for r in headline_rows
-                 if kinds.get(r["metric"]) != "phase"
-                 and r["platform"] != report.get("baseline")
-                 and r.get("verdict") in (None, "inconclusive")]
-    too_few = sum(1 for r in undecided if not r.get("alpha"))
-    return ("Sequential: %d headline cell(s) decided, time to verdict %s; "
-            "%d undecided (each says the pairs it needs%s)."
-            % (len(timed), "%.0f-%.0f s" % (min(timed), max(timed))
-               if timed else "-", len(undecided),
-               "; %d too few for any verdict" % too_few if too_few else ""))
-
-
-def _is_headline(report, name):
-    return any(m["name"] == name and m["headline"]
-               for m in report["metrics"])
 
 
 def to_csv(report):
@@ -222,11 +196,12 @@ def to_json(report):
     return json.dumps(report, indent=2, sort_keys=True) + "\n"
 
 
-def to_markdown(report, figures=()):
+def to_markdown(report, figures=(), kek=()):
     """The report in Markdown.
 
     figures: the steps whose forest plot is beside it (forest-c<N>.svg),
-    shown first.
+    shown first; kek: the kinds of KEK's figures beside it
+    (kek_figures.FILES).
     """
     lines = ["# %s" % report["title"], "",
              "Rally tasks: %s. Generated %s by rally-container-bench."
@@ -236,6 +211,9 @@ def to_markdown(report, figures=()):
     for step in figures:
         lines += ["![Concurrency %s: each platform against native]"
                   "(forest-c%s.svg)" % (step, step), ""]
+    for kind in kek:
+        lines += ["![%s](%s)" % (kek_figures.CAPTIONS[kind],
+                                 kek_figures.FILES[kind]), ""]
     lines.extend(instrument.markdown(report.get("instrument")))
     lines.append("Platforms: " + "; ".join(
         "**%s** (%s)" % (p["label"], ", ".join(
@@ -373,6 +351,7 @@ def to_html(report):
         verdict_text=VERDICT_TEXT, colours=plots.colours(report),
         phase_figures=[(m, plots.phase_figure(report, m))
                        for m in phase_metrics],
+        kek=kek_figures.figures(report), kek_captions=kek_figures.CAPTIONS,
         metric_figures=[(m, plots.metric_figure(report, m))
                         for m in workload_metrics],
         environment_keys=keys, environments=environments,
@@ -394,6 +373,9 @@ def files(report, directory):
     figures = forest.figures(report)
     for step, svg in figures:
         found[os.path.join(directory, "forest-c%s.svg" % step)] = svg
+    kek = kek_figures.figures(report)
+    for kind, svg in kek.items():
+        found[os.path.join(directory, kek_figures.FILES[kind])] = svg
     found[os.path.join(directory, FILE_NAMES["md"])] = to_markdown(
-        report, [step for step, _ in figures])
+        report, [step for step, _ in figures], list(kek))
     return found

@@ -4,7 +4,8 @@ Pure: reads the JSON that ``rally task report --json`` and
 ``rally task export --type json`` write (tasks[].subtasks[].workloads[]),
 knows no engine. Every iteration gives samples ``(metric, unit, value)``
 under its platform and concurrency: the duration of each phase (top-level
-atomic action; a child is "<parent>/<child>"), "build+network", and every
+atomic action; a child is "<parent>/<child>"), "build+network",
+"boot-and-delete" (build + network + delete), and every
 record of its "metric records" table (metrics.Record: workloads and the
 footprint, each with its unit and direction as the parser gave them).
 Results written before the records are read from the "name (unit)" rows
@@ -21,6 +22,9 @@ from rally_container_bench.workloads import metrics
 from rally_container_bench.workloads import tools
 
 BUILD_NETWORK = "build+network"
+# KEK's boot-and-delete: an instance's whole own cost, build + network +
+# delete (the tests an iteration runs between them not counted)
+BOOT_AND_DELETE = "boot-and-delete"
 # Workload metrics are named <tool>.<test>.<metric>.
 WORKLOAD_METRIC_PREFIXES = tools.metric_prefixes()
 VM_ACCELERATIONS = ("kvm", "tcg", "hvf", "whpx")
@@ -334,6 +338,9 @@ def _iteration_facts(iteration):
     if "build" in durations and "network" in durations:
         yield (BUILD_NETWORK, "s", False,
                durations["build"] + durations["network"], {})
+        if "delete" in durations:
+            yield (BOOT_AND_DELETE, "s", False, durations["build"]
+                   + durations["network"] + durations["delete"], {})
     for row in table_rows(iteration, tables.GUEST):
         # The guest's own boot time, read inside at its first login.
         if row.get("boot_s") not in (None, ""):

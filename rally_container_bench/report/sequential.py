@@ -122,3 +122,33 @@ def simulate(effect, sd, pairs_per_look, looks, margin, repeats=4000,
     shares = {k: v / repeats for k, v in outcome.items()}
     shares["undecided"] = float(open_.mean())
     return shares
+
+
+def decided_line(report):
+    """The report's line: decided and undecided headline cells.
+
+    Those too small for any verdict apart.
+
+    A cell with under 3 pairs (a round of 1 pair, runs left out) has no
+    verdict and says no pairs it needs: counted as undecided all the same.
+    """
+    kinds = {m["name"]: m["kind"] for m in report["metrics"]}
+    headline_rows = [r for r in report["rows"]
+                     if _is_headline(report, r["metric"])]
+    timed = [r["time_to_verdict_s"] for r in headline_rows
+             if r.get("time_to_verdict_s") is not None]
+    undecided = [r for r in headline_rows
+                 if kinds.get(r["metric"]) != "phase"
+                 and r["platform"] != report.get("baseline")
+                 and r.get("verdict") in (None, "inconclusive")]
+    too_few = sum(1 for r in undecided if not r.get("alpha"))
+    return ("Sequential: %d headline cell(s) decided, time to verdict %s; "
+            "%d undecided (each says the pairs it needs%s)."
+            % (len(timed), "%.0f-%.0f s" % (min(timed), max(timed))
+               if timed else "-", len(undecided),
+               "; %d too few for any verdict" % too_few if too_few else ""))
+
+
+def _is_headline(report, name):
+    return any(m["name"] == name and m["headline"]
+               for m in report["metrics"])

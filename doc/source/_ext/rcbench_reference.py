@@ -188,8 +188,8 @@ def results_pages(app):
                                         meta["screenshot"]["file"]), ""]
         with open(os.path.join(directory, "comparison.md")) as f:
             for line in f.read().splitlines():
-                # the report's figures (forest-c<N>.svg) beside it
-                line = re.sub(r"\]\((forest-c\d+\.svg)\)",
+                # the report's figures (forest-c<N>.svg, kek-*.svg)
+                line = re.sub(r"\]\((forest-c\d+\.svg|kek-[a-z]+\.svg)\)",
                               r"](%s/\1)" % name, line)
                 lines.append("#" + line if line.startswith("#") else line)
         with open(os.path.join(top, name + ".md"), "w") as f:

@@ -9,7 +9,9 @@ import unittest
 
 from rally_container_bench.report import comparison
 from rally_container_bench.report import forest
+from rally_container_bench.report import kek_figures
 from rally_container_bench.report import render
+from rally_container_bench.report import sequential
 from tests.unit.report import test_comparison
 
 REPORT = comparison.build([test_comparison.load(test_comparison.RUN_OF_4)])
@@ -101,7 +103,7 @@ class SequentialLineTestCase(unittest.TestCase):
             {"platform": "lxc", "metric": "cpu", "verdict": None,
              "alpha": None},
             {"platform": "lxc", "metric": "build", "verdict": None}]
-        line = render._sequential_line(report)
+        line = sequential.decided_line(report)
         self.assertEqual(
             "Sequential: 1 headline cell(s) decided, time to verdict "
             "300-300 s; 2 undecided (each says the pairs it needs; 1 too "
@@ -121,7 +123,11 @@ class HtmlTestCase(unittest.TestCase):
     def test_a_figure_per_headline_metric_after_the_answer(self):
         headline = [m for m in REPORT["metrics"] if m["headline"]]
         answers = forest.figures(REPORT)
-        self.assertEqual(len(headline) + len(answers),
+        # a ladder's phases are one figure of KEK's, beside its difference
+        kek = kek_figures.figures(REPORT)
+        phases = [m for m in headline if m["kind"] == "phase"]
+        self.assertEqual(len(headline) + len(answers) + len(kek)
+                         - (len(phases) if "phases" in kek else 0),
                          self.html.count("<svg"))
         if answers:
             # the answer comes first, before any table or warning
@@ -160,7 +166,9 @@ class FilesTestCase(unittest.TestCase):
     def test_four_files_in_the_directory_and_the_forest_plots(self):
         files = render.files(REPORT, "/out")
         plots = {"/out/forest-c%s.svg" % step
-                 for step, _ in forest.figures(REPORT)}
+                 for step, _ in forest.figures(REPORT)} | {
+            "/out/" + kek_figures.FILES[kind]
+            for kind in kek_figures.figures(REPORT)}
         self.assertEqual({"/out/comparison.html", "/out/comparison.csv",
                           "/out/comparison.json", "/out/comparison.md"}
                          | plots, set(files))
