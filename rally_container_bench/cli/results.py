@@ -2,7 +2,9 @@
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 
 from rally_container_bench.cli import periodic as cli_periodic
 from rally_container_bench.decide import rally_tasks
@@ -59,6 +61,21 @@ def _kek(args):
     return 0
 
 
+def native_scratch(conf, matches):
+    """This host's directories of native runs a task left (a killed one).
+
+    The scenarios name them as Rally names the task's resources
+    (SysbenchScenarioMixin._scratch_here), under native_workdir.
+    """
+    parent = conf.native_workdir or tempfile.gettempdir()
+    try:
+        names = sorted(os.listdir(parent))
+    except OSError:
+        return []
+    return [os.path.join(parent, name) for name in names
+            if matches(name) and os.path.isdir(os.path.join(parent, name))]
+
+
 def _cleanup(args):
     owners = None
     if args.task:
@@ -84,10 +101,16 @@ def _cleanup(args):
 
     conf = opts.register()
     found = catalog.leftovers(conf, matches, unreachable)
+    scratch = native_scratch(conf, matches)
     if args.dry_run:
         for cleaner, name in found:
             print("would delete %s %s" % (cleaner.name, name))
+        for path in scratch:
+            print("would delete native scratch directory %s" % path)
         return 0
+    for path in scratch:
+        shutil.rmtree(path, ignore_errors=True)
+        print("deleted native scratch directory %s" % path, flush=True)
 
     def done(cleaner, name, error):
         if error is None:

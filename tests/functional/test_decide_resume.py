@@ -4,8 +4,9 @@ A small campaign on Docker and this host (three rounds of one pair each:
 no cell can be decided before the third), killed with SIGKILL, rcbench
 and Rally alike, while round 2's container runs: the round's Rally task
 never ends and its container is left. ``rcbench decide --out`` then
-refuses to start over it; ``--resume`` deletes the container (rcbench
-cleanup --task), runs round 2 again and round 3, and keeps round 1's
+refuses to start over it; ``--resume`` deletes the container and the
+native twin's directory on this host (rcbench cleanup --task), runs
+round 2 again and round 3, and keeps round 1's
 task as it was. A Rally left running (rcbench alone killed) is stopped
 as Ctrl-C stops it: tests/unit/test_campaign.py, with a real
 process.
@@ -33,6 +34,13 @@ class DecideResumeTestCase(helpers.DockerRallyTestCase):
     def env(self):
         return dict(os.environ, HOME=self.home.path,
                     XDG_CACHE_HOME=helpers.CACHE_HOME)
+
+    def cleanup_dry_run(self, task):
+        return subprocess.run(
+            [os.path.join(helpers.BIN, "rcbench"), "cleanup", "--task", task,
+             "--dry-run", "--rally-config", self.home.conf],
+            cwd=helpers.TOP, env=self.env(), capture_output=True, text=True,
+            timeout=120, check=True).stdout
 
     def state(self, out):
         try:
@@ -81,6 +89,9 @@ class DecideResumeTestCase(helpers.DockerRallyTestCase):
         before = self.state(out)
         self.assertEqual(1, len(before["rounds"]))
         self.assertTrue(self.containers(killed), "nothing left to clean")
+        # and its native twin's directory on this host, named for the task
+        left = self.cleanup_dry_run(killed)
+        self.assertIn("would delete native scratch directory", left)
 
         # not started over: the finished round would be lost
         refused = subprocess.run(
@@ -103,6 +114,9 @@ class DecideResumeTestCase(helpers.DockerRallyTestCase):
         self.assertIn("round 2's Rally is gone and its task %s did not end"
                       % killed, resumed.stdout)
         self.assertEqual([], self.containers(killed))
+        self.assertNotIn("native scratch", self.cleanup_dry_run(killed))
+        with open(log, errors="replace") as f:
+            self.assertIn("deleted native scratch directory", f.read())
 
         with open(os.path.join(out, "decide.json")) as f:
             summary = json.load(f)

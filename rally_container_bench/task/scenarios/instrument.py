@@ -9,7 +9,6 @@ tests share their CPU with a busy loop of known weight
 """
 
 import contextlib
-import tempfile
 
 from rally.common import validation
 from rally.task import scenario
@@ -81,9 +80,7 @@ class AgainstTwin(sysbench_utils.SysbenchScenarioMixin, scenario.Scenario):
         executor = native.NativeExecutor(
             cpu, cell_name(neighbour_nice, pairing), neighbour)
         with contextlib.ExitStack() as stack:
-            scratch, twins = (stack.enter_context(tempfile.TemporaryDirectory(
-                prefix="rcbench-native-", dir=conf.native_workdir))
-                for _ in range(2))
+            scratch, twins = (self._scratch_here(stack) for _ in range(2))
             twin = measured_runs.Twin(native.NativeExecutor(twin_cpu),
                                       executable, twins)
             self.run_tests(executor, tests, executable, scratch, timeout,

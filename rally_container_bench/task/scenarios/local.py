@@ -2,7 +2,6 @@
 
 import contextlib
 import functools
-import tempfile
 
 from rally.common import validation
 from rally.task import scenario
@@ -140,8 +139,7 @@ class BootSysbenchDelete(LocalInstancesScenario):
                 twin = measured_runs.Twin(
                     native.NativeExecutor(twin_cpu),
                     sysbench_path or conf.sysbench_path,
-                    stack.enter_context(tempfile.TemporaryDirectory(
-                        prefix="rcbench-native-", dir=conf.native_workdir)))
+                    self._scratch_here(stack))
             instance = stack.enter_context(self._instance(engine))
             executor = stack.enter_context(
                 contextlib.closing(engine.executor(instance)))

@@ -2,7 +2,6 @@
 
 import contextlib
 import functools
-import tempfile
 
 from rally.common import validation
 from rally.task import scenario
@@ -77,9 +76,8 @@ class NativeSysbench(sysbench_utils.SysbenchScenarioMixin,
                              ssh_login.remote_host(host, port, user,
                                                    key_file), stated)
             return
-        parent = workdir or conf.native_workdir
-        with tempfile.TemporaryDirectory(prefix="rcbench-native-",
-                                         dir=parent) as scratch:
+        with contextlib.ExitStack() as stack:
+            scratch = self._scratch_here(stack, workdir)
             ports = {}
             self.run_tests(native.NativeExecutor(), tests,
                            executable, scratch, timeout,

@@ -7,6 +7,8 @@ iterations by Rally), and the place it ran as a complete table.
 """
 
 import os
+import shutil
+import tempfile
 import time
 
 from rally import exceptions
@@ -140,6 +142,20 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
     def add_environment(self, environment):
         """Where the iteration ran: the comparison report groups by it."""
         self.add_output(complete=environment_table(environment))
+
+    def _scratch_here(self, stack, parent=None):
+        """A private directory on this host for native runs, removed after.
+
+        Named as Rally names the task's resources (under parent, default
+        [container_bench] native_workdir or the system's temporary
+        directory): rcbench cleanup --task finds one a killed run left.
+        """
+        path = os.path.join(
+            parent or opts.register().native_workdir or tempfile.gettempdir(),
+            self.generate_random_name())
+        os.mkdir(path, 0o700)
+        stack.callback(shutil.rmtree, path, True)
+        return path
 
     def _timed(self, name):
         """The timer of one test's measured step (atomic action name)."""
