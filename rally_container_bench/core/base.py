@@ -73,6 +73,11 @@ class Executor(abc.ABC):
         """Release connections; the executor may be used again after."""
 
 
+def pinned(executor, cpu):
+    """executor, its commands confined to cpu where one is given."""
+    return executor if cpu is None else PinnedExecutor(executor, cpu)
+
+
 class PinnedExecutor(Executor):
     """Another executor's commands, confined to one CPU (taskset)."""
 

@@ -12,8 +12,6 @@
 Inline SVG, or files beside the report (FILES) for the guide's pages.
 """
 
-import math
-
 from matplotlib import ticker
 
 from rally_container_bench.report import comparison
@@ -31,22 +29,6 @@ CAPTIONS = {
     "difference": "Each test against concurrency: its difference from "
                   "native (%, right is better), with its CI and margin"}
 _BAND = "#e8e8e8"
-
-
-def _grid(count, width=3.4, height=2.6):
-    columns = min(count, 3)
-    rows = math.ceil(count / columns)
-    fig, _ = plots.new_figure(width=width * columns, height=height * rows)
-    fig.clear()
-    return fig, [fig.add_subplot(rows, columns, i + 1)
-                 for i in range(count)]
-
-
-def _ladder(axes, report):
-    axes.set_xscale("log", base=2)
-    axes.set_xticks(report["concurrency"],
-                    labels=[str(c) for c in report["concurrency"]])
-    axes.grid(True, which="both", alpha=0.3)
 
 
 def _legend(panels):
@@ -77,18 +59,15 @@ def phases_figure(report):
     if not shown:
         return None
     palette = plots.colours(report)
-    fig, panels = _grid(len(shown))
+    fig, panels = plots.new_grid(len(shown))
     for axes, name in zip(panels, shown):
         shown_means = []
         for label, steps, means, sds in phase_series(report, name):
             axes.errorbar(steps, means, yerr=sds, label=label, marker="o",
                           markersize=3, capsize=2, color=palette[label])
-            shown_means += [m for m in means if m > 0]
-        # a VM's 35 s beside containers' 0.3 s: every line readable
-        if shown_means and max(shown_means) / min(shown_means) \
-                > plots.LOG_SCALE_SPREAD:
-            axes.set_yscale("log")
-        _ladder(axes, report)
+            shown_means += means
+        plots.log_if_spread(axes, shown_means)
+        plots.concurrency_axis(axes, report)
         axes.set_title("%s (s), mean +- SD" % name)
         axes.set_xlabel("concurrency")
     _legend(panels)
@@ -131,7 +110,7 @@ def difference_figure(report):
     if not drawn:
         return None
     palette = plots.colours(report)
-    fig, panels = _grid(len(drawn))
+    fig, panels = plots.new_grid(len(drawn))
     for axes, (metric, found) in zip(panels, drawn):
         margins = {row[4] for rows in found.values() for row in rows
                    if row[4]}
@@ -139,8 +118,7 @@ def difference_figure(report):
             margin = 100 * margins.pop()
             axes.axhspan(-margin, margin, color=_BAND, zorder=0,
                          label="margin +-%g %%" % margin)
-        axes.axhline(0, color=plots.colours(report)[comparison.NATIVE],
-                     linewidth=0.8)
+        axes.axhline(0, color=palette[comparison.NATIVE], linewidth=0.8)
         for label, rows in found.items():
             if not rows:
                 continue
@@ -157,7 +135,7 @@ def difference_figure(report):
             axes.set_yscale("symlog", linthresh=forest.NEAR)
             axes.yaxis.set_major_formatter(
                 ticker.FuncFormatter(lambda value, _: "%g" % value))
-        _ladder(axes, report)
+        plots.concurrency_axis(axes, report)
         axes.set_title("%s: %% from native (CI)"
                        % metric["name"].replace("sysbench.", ""), fontsize=8)
         axes.set_xlabel("concurrency")

@@ -333,7 +333,10 @@ def made_by(report):
         if found.get(key)]
 
 
-def to_html(report):
+def to_html(report, forest_figures=None, kek=None):
+    """The report in HTML; forest_figures, kek: figures made already."""
+    if kek is None:
+        kek = kek_figures.figures(report)
     loader = jinja2.FileSystemLoader(os.path.dirname(__file__))
     env = jinja2.Environment(loader=loader, autoescape=True,
                              undefined=jinja2.StrictUndefined)
@@ -349,14 +352,17 @@ def to_html(report):
     return env.get_template("comparison.html").render(
         report=report, headline=headline(report),
         verdict_text=VERDICT_TEXT, colours=plots.colours(report),
-        phase_figures=[(m, plots.phase_figure(report, m))
-                       for m in phase_metrics],
-        kek=kek_figures.figures(report), kek_captions=kek_figures.CAPTIONS,
+        # one figure of KEK's for a ladder's phases, else one per phase
+        phase_figures=[] if "phases" in kek else [
+            (m, plots.phase_figure(report, m)) for m in phase_metrics],
+        kek=kek, kek_captions=kek_figures.CAPTIONS,
         metric_figures=[(m, plots.metric_figure(report, m))
                         for m in workload_metrics],
         environment_keys=keys, environments=environments,
         made_by=made_by(report),
-        findings=findings(report), forest=forest.figures(report),
+        findings=findings(report),
+        forest=forest.figures(report) if forest_figures is None
+        else forest_figures,
         instrument=instrument.lines(report.get("instrument")),
         instrument_about=instrument.about(report["instrument"])
         if report.get("instrument") else "",
@@ -368,12 +374,14 @@ RENDERERS = {"html": to_html, "csv": to_csv, "json": to_json}
 
 def files(report, directory):
     """{path: text} of every format in directory, and the forest plots."""
-    found = {os.path.join(directory, FILE_NAMES[kind]): render(report)
-             for kind, render in RENDERERS.items()}
     figures = forest.figures(report)
+    kek = kek_figures.figures(report)
+    found = {os.path.join(directory, FILE_NAMES[kind]): render(report)
+             for kind, render in RENDERERS.items() if kind != "html"}
+    found[os.path.join(directory, FILE_NAMES["html"])] = to_html(
+        report, figures, kek)
     for step, svg in figures:
         found[os.path.join(directory, "forest-c%s.svg" % step)] = svg
-    kek = kek_figures.figures(report)
     for kind, svg in kek.items():
         found[os.path.join(directory, kek_figures.FILES[kind])] = svg
     found[os.path.join(directory, FILE_NAMES["md"])] = to_markdown(

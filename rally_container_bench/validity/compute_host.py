@@ -21,6 +21,7 @@ import time
 
 from rally_container_bench.core import base
 from rally_container_bench.validity import cpu
+from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.validity import foreign_load
 from rally_container_bench.validity import hosts
 
@@ -289,6 +290,19 @@ class ComputeHost:
                 ["test", "-r", usage], self.timeout).exit_code == 0:
             return usage
         return "pid:%d" % pid
+
+    def cpus(self):
+        """(usable CPUs, {cpu: its core's CPUs}) of a login here.
+
+        cpu_pairs.parse_host_cpus of its cpuset and topology; DriverError
+        where they cannot be read.
+        """
+        try:
+            return cpu_pairs.parse_host_cpus(self.executor.run(
+                ["sh", "-c", cpu_pairs.HOST_CPUS_SCRIPT], 60).stdout)
+        except (base.DriverError, ValueError) as e:
+            raise base.DriverError("the CPUs of compute host %s were not "
+                                   "read: %s" % (self.name, e))
 
     def scratch(self, workdir):
         """A private directory in workdir here for a twin's files."""

@@ -171,6 +171,14 @@ def mode_of(pairing, kind):
     return pairing or SEQUENTIAL
 
 
+def asked(pairing):
+    """The pairing where it asks for pairs at once, else None.
+
+    A mode or {kind: mode}; unset and sequential ask for none.
+    """
+    return None if pairing in (None, SEQUENTIAL) else pairing
+
+
 def check_pairing(pairing):
     """None, or why a pairing value is wrong (a validator's message)."""
     if pairing is None:

@@ -72,8 +72,9 @@ class ComputeHostAtOnceTestCase(unittest.TestCase):
             json.dump({"version": 2, "title": "A/A at once on a compute host",
                        "subtasks": [{"title": "A/A at once",
                                      "workloads": [workload]}]}, f)
-        cls.home = aio.aio_rally_home()
+        cls.home = None
         try:
+            cls.home = aio.aio_rally_home()
             cls.uuid, _ = cls.home.start(task)
             cls.report = cls.home.results(cls.uuid)
         except Exception:
@@ -84,7 +85,8 @@ class ComputeHostAtOnceTestCase(unittest.TestCase):
     def tearDownClass(cls):
         cls.sshd.terminate()
         cls.sshd.wait(30)
-        cls.home.close()
+        if cls.home is not None:
+            cls.home.close()
         cls.tmp.cleanup()
 
     def test_native_and_its_twin_start_together_on_two_cores(self):

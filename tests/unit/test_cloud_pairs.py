@@ -15,6 +15,7 @@ from rally_container_bench.core import base
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.task import pairing_validators
 from rally_container_bench.task.scenarios import cloud
+from rally_container_bench.validity import compute_host
 from rally_container_bench.validity import cpu_pairs
 
 SMT = {0: {0, 2}, 1: {1, 3}, 2: {0, 2}, 3: {1, 3}}
@@ -32,6 +33,9 @@ EMULATORPIN = """ emulator: CPU Affinity
 
 class _View:
     """This machine as the compute host; libvirt's answer a stand-in."""
+
+    name = "compute-1"
+    cpus = compute_host.ComputeHost.cpus  # read here, as there
 
     def __init__(self, pinning):
         self.executor = self

@@ -102,7 +102,7 @@ class CloudInstanceMixin:
         load is read (the Rally host's is never taken for it), and
         environment["pairing"] says why. pairing: as a local task's;
         a pair at once takes another CPU of the instance's host for the
-        twin (_twin_cpu_at_once), else pairs in sequence and says why.
+        twin (_twin_placement), else pairs in sequence and says why.
         """
         host = environment.get("compute_host")
         if compute_hosts is None:
@@ -134,11 +134,8 @@ class CloudInstanceMixin:
             cpu = self._pinned_cpu(driver, instance, environment, view)
             twin_cpu, placed = self._twin_placement(driver, view, host, cpu,
                                                     pairing)
-            owned = view.owned()
-            twin = measured_runs.Twin(
-                owned if twin_cpu is None
-                else base.PinnedExecutor(owned, twin_cpu),
-                found.sysbench, scratch)
+            twin = measured_runs.Twin(base.pinned(view.owned(), twin_cpu),
+                                      found.sysbench, scratch)
             said = measured_runs.pairing_said(placed)
             environment.update(
                 twin_host=host, load_read_on=host,
@@ -164,17 +161,13 @@ class CloudInstanceMixin:
         the host's CPUs are read; else in sequence, and the Pairing says
         why.
         """
-        asked = pairing if pairing not in (None, cpu_pairs.SEQUENTIAL) \
-            else None
+        asked = cpu_pairs.asked(pairing)
         if asked is None:
             return cpu, measured_runs.Pairing(None, None, None)
         try:
-            usable, siblings = cpu_pairs.parse_host_cpus(view.executor.run(
-                ["sh", "-c", cpu_pairs.HOST_CPUS_SCRIPT], 60).stdout)
-        except (base.DriverError, ValueError) as e:
-            return cpu, measured_runs.Pairing(
-                asked, "the CPUs of compute host %s were not read: %s"
-                % (host, e), None)
+            usable, siblings = view.cpus()
+        except base.DriverError as e:
+            return cpu, measured_runs.Pairing(asked, str(e), None)
         command = getattr(driver, "host_pinning_command", None)
         why = cpu_pairs.one_core(usable, siblings, host)
         if why is None and command is None:

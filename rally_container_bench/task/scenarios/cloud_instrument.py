@@ -82,11 +82,11 @@ class AgainstTwinOnHost(sysbench_utils.SysbenchScenarioMixin,
                                                     pairing)
             scratch, twins = (self._scratch(stack, view, found)
                               for _ in range(2))
-            twin = measured_runs.Twin(_pinned(view.owned(), twin_cpu),
+            twin = measured_runs.Twin(base.pinned(view.owned(), twin_cpu),
                                       found.sysbench, twins)
             said = measured_runs.pairing_said(placed)
             self.run_tests(
-                _pinned(view.owned(), cpu), tests, found.sysbench, scratch,
+                base.pinned(view.owned(), cpu), tests, found.sysbench, scratch,
                 timeout,
                 metadata={
                     "driver": native.aa_on(
@@ -111,17 +111,13 @@ class AgainstTwinOnHost(sysbench_utils.SysbenchScenarioMixin,
         alternating by the host's own waves; where the host has too few,
         in sequence (unpinned) and the Pairing says why.
         """
-        asked = pairing if pairing not in (None, cpu_pairs.SEQUENTIAL) \
-            else None
+        asked = cpu_pairs.asked(pairing)
         if asked is None:
             return None, None, measured_runs.Pairing(None, None, None)
         try:
-            usable, siblings = cpu_pairs.parse_host_cpus(view.executor.run(
-                ["sh", "-c", cpu_pairs.HOST_CPUS_SCRIPT], 60).stdout)
-        except (base.DriverError, ValueError) as e:
-            return None, None, measured_runs.Pairing(
-                asked, "the CPUs of compute host %s were not read: %s"
-                % (host, e), None)
+            usable, siblings = view.cpus()
+        except base.DriverError as e:
+            return None, None, measured_runs.Pairing(asked, str(e), None)
         sync = barrier.current()
         on_host = -(-(sync.concurrency if sync else 1) // of_kind)
         visit = (self.context.get("iteration", 1) - 1) // of_kind
@@ -161,7 +157,3 @@ class AgainstTwinOnHost(sysbench_utils.SysbenchScenarioMixin,
         path = view.scratch(found.workdir)
         stack.callback(view.remove, path)
         return path
-
-
-def _pinned(executor, cpu):
-    return executor if cpu is None else base.PinnedExecutor(executor, cpu)

@@ -104,7 +104,7 @@ class Plan:
             facts["native_twin"] = (
                 "each test paired with the same test on this host at the "
                 "same concurrency, right before or after it (alternating)")
-            if self.pairing not in (None, cpu_pairs.SEQUENTIAL):
+            if cpu_pairs.asked(self.pairing):
                 facts["native_twin"] = (
                     "cpu and memory tests asked at once (%s) with their "
                     "twin on another CPU, released at one instant; %s" % (

@@ -78,8 +78,7 @@ class StartBarrierMixin:
         fixed the instance's CPUs, both on this iteration's CPU in
         sequence, and the Pairing says why.
         """
-        asked = pairing if pairing not in (None, cpu_pairs.SEQUENTIAL) \
-            else None
+        asked = cpu_pairs.asked(pairing)
         if asked is None:
             cpu = None if tuned_cpuset else self._wave_cpu()
             return cpu, cpu, measured_runs.Pairing(None, None, None)
