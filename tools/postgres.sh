@@ -34,6 +34,10 @@ DO \$\$ BEGIN
   END IF;
 END \$\$;
 ALTER ROLE rcbench PASSWORD '$password';
+-- A test's DROP DATABASE ... WITH (FORCE) signals every backend on that
+-- database: an autovacuum worker has no role, so without this grant the
+-- drop failed whenever autovacuum had just started there (CI, 2026-12-05).
+GRANT pg_signal_backend TO rcbench;
 EOF
     runuser -u postgres -- psql -tAc "SELECT 1 FROM pg_database WHERE datname = 'rcbench'" \
         | grep -q 1 || runuser -u postgres -- createdb -O rcbench rcbench
