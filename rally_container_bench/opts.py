@@ -110,6 +110,20 @@ OPTS = [
     cfg.StrOpt("sysbench_path", default="sysbench",
                help="sysbench executable of the native baseline on this "
                     "host (a name looked up in PATH, or a path)."),
+    cfg.StrOpt("sysbench_build", default="auto",
+               choices=[("auto", "each side runs its own sysbench where "
+                         "it is this host's build (the executable and every "
+                         "library it loads the same bytes), else this "
+                         "host's build is pushed to it"),
+                        ("pushed", "this host's build is pushed to every "
+                         "guest and compute host twin"),
+                        ("image", "each side runs its own; the report "
+                         "says where the two builds differ")],
+               help="Which sysbench build a test runs inside an instance "
+                    "and on a compute host twin. This host's build is "
+                    "sysbench_path with its libraries and loader beside "
+                    "it (any x86-64 Linux runs it); every result records "
+                    "the build each side ran (a checksum)."),
     cfg.StrOpt("native_workdir", default=None,
                help="Directory under which the native baseline creates one "
                     "private directory per iteration for sysbench fileio "

@@ -73,6 +73,19 @@ class Executor(abc.ABC):
         """Release connections; the executor may be used again after."""
 
 
+def put_archive(executor, data, directory, timeout):
+    """Unpack a tar.gz (bytes) into directory where executor runs.
+
+    False where it cannot take one (no executor it wraps can).
+    """
+    while not hasattr(executor, "put_archive"):
+        executor = getattr(executor, "inner", None)
+        if executor is None:
+            return False
+    executor.put_archive(data, directory, timeout)
+    return True
+
+
 def pinned(executor, cpu):
     """executor, its commands confined to cpu where one is given."""
     return executor if cpu is None else PinnedExecutor(executor, cpu)

@@ -75,11 +75,15 @@ class _SSH(sshutils.SSH):
         that step (the status came before the last output): here the
         output is read to the server's EOF (read_to_exit).
         """
-        if stdin is not None:
-            raise ValueError("no stdin for commands over SSH here")
+        if stdin is not None and not isinstance(stdin, bytes):
+            raise ValueError("stdin of a command over SSH here is bytes")
         session = self._get_client().get_transport().open_session()
         try:
             session.exec_command(cmd)
+            if stdin is not None:
+                session.settimeout(timeout or None)
+                session.sendall(stdin)
+                session.shutdown_write()
             out, err = read_to_exit(session, cmd, self.host, timeout)
             status = session.recv_exit_status()
         finally:
@@ -187,6 +191,25 @@ class SSHExecutor(base.Executor):
         return base.CommandResult(command=command, exit_code=code,
                                   stdout=out, stderr=err,
                                   duration_s=time.monotonic() - started)
+
+    def put_archive(self, data, directory, timeout):
+        """Unpack a tar.gz (bytes) into directory on the instance."""
+        command = "mkdir -p %s && tar -xzf - -C %s" % (
+            shlex.quote(directory), shlex.quote(directory))
+        client = self._connected()
+        try:
+            code, _, err = client.execute(command, stdin=data,
+                                          timeout=timeout)
+        except (rally_exceptions.SSHError, rally_exceptions.SSHTimeout,
+                OSError) as e:
+            self.close()
+            raise base.DriverError("copying %d bytes to %s on %s failed: %s"
+                                   % (len(data), directory,
+                                      self.instance.name, e))
+        if code != 0:
+            raise base.DriverError("unpacking into %s on %s exited %d: %s"
+                                   % (directory, self.instance.name, code,
+                                      err[-500:]))
 
     def close(self):
         if self._ssh is not None and self._ssh._client:

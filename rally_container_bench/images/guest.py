@@ -11,6 +11,9 @@ source of every form an engine needs:
   vmlinuz, initrd.img   booted directly by QEMU (-kernel/-initrd)
   id_ed25519     the key whose public half is root's authorized key
 
+The rootfs also holds this host's sysbench bundle (sysbench_bundle.py) in
+/opt/rcbench/sysbench-<id>/: a guest runs the build its native twin runs.
+
 Everything lives in <cache>/guest-<hash>/, where the hash covers every
 input (suite, mirror, packages, init script, builder version): a second
 build with the same inputs reuses it. The build runs as root (mmdebstrap:
@@ -28,9 +31,11 @@ import time
 
 from rally_container_bench.core import processes
 from rally_container_bench.images import docker_archive
+from rally_container_bench.images import sysbench_build
+from rally_container_bench.images import sysbench_bundle
 from rally_container_bench import opts
 
-BUILDER_VERSION = "3"
+BUILDER_VERSION = "4"
 SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 PACKAGES = ("openssh-server", "sysbench", "fio", "iperf3", "nginx-light",
@@ -222,11 +227,13 @@ def build(cache_dir, mirror=DEFAULT_MIRROR, force=False):
     os.makedirs(staged.dir)
     _bootstrap(staged)
     _configure(staged)
+    baked = _bake_sysbench(staged)
     _export(staged)
     with open(staged.manifest, "w") as f:
         json.dump(dict(inputs(mirror), id=image.id,
                        kernel_version=_kernel_version(staged),
                        sysbench=_sysbench_version(staged),
+                       sysbench_bundle=baked,
                        built_at=time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                               time.gmtime())),
                   f, indent=2, sort_keys=True)
@@ -262,6 +269,26 @@ def _bootstrap(image):
     _run(["mmdebstrap", "--variant=minbase", "--dpkgopt=force-unsafe-io",
           "--include=" + ",".join(PACKAGES), SUITE, image.rootfs,
           image.mirror], "mmdebstrap")
+
+
+def _bake_sysbench(image):
+    """This host's sysbench bundle into the rootfs; its build id or None.
+
+    A guest then runs the very build its native twin runs here without a
+    push (task/scenarios/sysbench_builds.py finds it by its id).
+    """
+    try:
+        made = sysbench_bundle.of_executable()
+    except sysbench_bundle.BundleError as e:
+        log("no sysbench bundle baked in: %s" % e)
+        return None
+    target = image.rootfs + sysbench_build.baked_dir(made.build.id)
+    shutil.copytree(made.dir, target, symlinks=True,
+                    ignore=shutil.ignore_patterns(sysbench_bundle.ARCHIVE))
+    log("sysbench bundle %s (of %s) baked into %s"
+        % (made.build.short(), made.source,
+           sysbench_build.baked_dir(made.build.id)))
+    return made.build.id
 
 
 def _configure(image):

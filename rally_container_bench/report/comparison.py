@@ -56,6 +56,9 @@ ENVIRONMENT_KEYS = (
     ("vcpus", "vCPUs"), ("known_effect", "known effect"),
     ("pinning", "pinning"),
     ("memory_mb", "memory (MiB)")) + tools.versions_table_keys() + (
+    ("sysbench_build", "sysbench build"),
+    ("twin_sysbench_build", "its twin's sysbench build"),
+    ("sysbench_builds", "builds differ"),
     ("host_cpu_model", "host CPU"), ("host_cpus", "host cores"),
     ("host_kernel", "host kernel"), ("host", "host"))
 # Results written before the host_* keys existed name them this way.

@@ -78,6 +78,7 @@ class SysbenchTestsValidator(validation.Validator):
                       "reach a server there); run them without it"
                       % (self.param_name, " and ".join(network),
                          self.network_unless_param))
+        self._check_pushed_build(specs)
         on_host = self.fio_here_unless and not _arg(config,
                                                     self.fio_here_unless)
         for tool in sorted({tools.of(s) for s in specs},
@@ -91,6 +92,17 @@ class SysbenchTestsValidator(validation.Validator):
                               "none (apt-get install %s)"
                               % (self.param_name, tool.name, executable,
                                  package))
+
+    def _check_pushed_build(self, specs):
+        conf = opts.register()
+        if conf.sysbench_build != "pushed" or not any(
+                s.tool == "sysbench" for s in specs):
+            return
+        if shutil.which(conf.sysbench_path) is None:
+            self.fail("%s: [container_bench] sysbench_build = pushed pushes "
+                      "this host's sysbench to every side, and this host "
+                      "has none (sysbench_path %r: apt-get install "
+                      "sysbench)" % (self.param_name, conf.sysbench_path))
 
 
 @validation.configure(name="rcbench_container_tuning")

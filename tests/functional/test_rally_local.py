@@ -43,6 +43,9 @@ class RallyLocalDockerTestCase(helpers.DockerRallyTestCase):
                                float(stamps["created"]))
             self.assertGreater(helpers.additive(iteration)["sysbench cpu"]
                                ["events_per_s (events/s)"], 0)
+            # no twin: the guest's own build, read and named
+            self.assertRegex(environment["sysbench_build"],
+                             r"^its own, build [0-9a-f]{12} ")
             environments.append(environment)
         self.assertEqual([], self.containers(uuid))
         return environments

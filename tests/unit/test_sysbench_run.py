@@ -15,6 +15,7 @@ from rally import plugins as rally_plugins
 from rally.task import scenario
 
 from rally_container_bench.core import base
+from rally_container_bench.images import sysbench_build as build
 from rally_container_bench.report import overlap
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads.sysbench import parse as sysbench_parse
@@ -41,6 +42,11 @@ class ScriptedExecutor(base.Executor):
         self.started_inside = started_inside
 
     def run(self, argv, timeout, cwd=None):
+        if list(argv[:2]) == ["sh", "-c"] and argv[2] in (
+                build.OWN_SCRIPT, build.BUNDLE_SCRIPT):
+            # a build's files read (task/scenarios/sysbench_builds.py)
+            return base.CommandResult("sha256sum", 0, "%s  %s\n" % (
+                "ab" * 32, argv[4]), "", 0.1)
         stamped = list(argv[:2]) == ["sh", "-c"]
         if stamped:  # common.stamped: the clock, then the command
             argv = argv[4:]

@@ -193,6 +193,20 @@ class OverridesMixin:
                             group=opts.GROUP)
 
 
+class PushedBuildTestCase(OverridesMixin, unittest.TestCase):
+    """sysbench_build = pushed needs a sysbench here to push."""
+
+    def test_no_sysbench_here_is_refused_before_any_boot(self):
+        self.override(sysbench_build="pushed",
+                      sysbench_path="/nonexistent/sysbench")
+        found = " ".join(errors(tests=["quick-cpu"]))
+        self.assertIn("sysbench_build = pushed pushes this host's sysbench",
+                      found)
+        self.override(sysbench_build="auto")
+        self.assertNotIn("sysbench_build", " ".join(
+            errors(tests=["quick-cpu"])))
+
+
 class EngineReadyTestCase(OverridesMixin, unittest.TestCase):
     """Engines that cannot answer, for real: nothing listens there."""
 

@@ -21,6 +21,7 @@ from rally_container_bench import opts
 from rally_container_bench.report import overlap
 from rally_container_bench.task import output_tables as tables
 from rally_container_bench.task.scenarios import measured_runs
+from rally_container_bench.task.scenarios import sysbench_builds
 from rally_container_bench.validity import barrier
 from rally_container_bench.validity import clock
 from rally_container_bench.validity import cpu_pairs
@@ -200,10 +201,13 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
         conf = opts.register()
         timeout = timeout or conf.command_timeout
         specs = tests_lib.resolve_all(tests)
+        executable, twin, builds = sysbench_builds.for_tests(
+            executor, specs, executable, twin, conf.sysbench_build, timeout)
         versions = self._versions(executor, specs, executable, timeout)
         environment = dict(executor.describe(), **{
             tools.get(tool).version_key: version
             for tool, version in versions.items()})
+        environment.update(builds)
         environment.update(metadata or {})
         sync = barrier.current() if synchronised else None
         if sync is not None:

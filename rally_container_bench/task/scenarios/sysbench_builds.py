@@ -1,0 +1,183 @@
+"""Which sysbench build each side of a pair runs, read and recorded.
+
+Each side's own build is read first (images/sysbench_build.py: the
+executable and every library it loads). [container_bench] sysbench_build
+then says what runs:
+
+  auto    both sides' own where they are one build (or the instance has
+          no twin); else one bundle (images/sysbench_bundle.py) on every
+          side whose own differs from it
+  pushed  the bundle on every side (a side that is already it keeps its
+          own path)
+  image   each side's own, recorded even where they differ
+
+The bundle is made of the twin's executable where the twin runs here,
+else of this host's sysbench_path.
+"""
+
+import dataclasses
+import functools
+import os
+import shutil
+import subprocess
+
+from rally_container_bench.core import base
+from rally_container_bench.images import sysbench_build as build_lib
+from rally_container_bench.images import sysbench_bundle as bundle_lib
+from rally_container_bench.task.scenarios import measured_runs
+
+AUTO, PUSHED, IMAGE = "auto", "pushed", "image"
+MODES = (AUTO, PUSHED, IMAGE)
+
+
+@dataclasses.dataclass(frozen=True)
+class Placed:
+    """What one side runs: the executable, its build (None: not read)."""
+
+    executable: str
+    build: object
+    how: str
+
+    def describe(self):
+        if self.build is None:
+            return self.how
+        return "%s, build %s (sysbench sha256 %s)" % (
+            self.how, self.build.short(), self.build.binary_sha256[:12])
+
+
+def for_tests(executor, specs, executable, twin, mode, timeout):
+    """(instance's sysbench, twin, environment) once both are placed.
+
+    twin: a measured_runs.Twin or None; the twin is placed only where it
+    is paired with a sysbench test.
+    """
+    if not any(s.tool == "sysbench" for s in specs):
+        return executable, twin, {}
+    paired = twin is not None and any(
+        s.tool == "sysbench" and measured_runs.pairs(s) for s in specs)
+    placed, twin_placed = place(
+        (executor, executable),
+        (twin.executor, twin.executable) if paired else None, mode, timeout)
+    if twin_placed is not None:
+        twin = twin._replace(executable=twin_placed.executable)
+    return placed.executable, twin, environment(placed, twin_placed)
+
+
+def own(executor, executable, timeout):
+    """Placed of the side's own sysbench, as it is."""
+    if getattr(executor, "replays", False):
+        return Placed(executable, None, "its own (not read: its output is "
+                                        "replayed from the instance's log)")
+    if executor.on_host:
+        return Placed(executable, _read_here(executable), "its own")
+    return Placed(executable, _read(executor, build_lib.OWN_SCRIPT,
+                                    executable, timeout), "its own")
+
+
+def place(instance, twin, mode, timeout):
+    """(Placed of the instance, Placed of the twin or None).
+
+    instance, twin: (executor, executable); twin may be None.
+    """
+    sides = [own(*instance, timeout=timeout)]
+    if twin is not None:
+        sides.append(own(*twin, timeout=timeout))
+    if mode == IMAGE or (mode == AUTO and (
+            len(sides) == 1 or _one_build(*sides))):
+        return _with_twin(sides)
+    here = twin if twin is not None and twin[0].on_host else None
+    try:
+        bundle = bundle_lib.of_executable(here and here[1])
+    except bundle_lib.BundleError as e:
+        if mode == PUSHED:
+            raise base.DriverError("sysbench_build = pushed: %s" % e)
+        return _with_twin([dataclasses.replace(
+            side, how="%s (%s)" % (side.how, e)) for side in sides])
+    pairs = [instance] + ([twin] if twin is not None else [])
+    return _with_twin([
+        _bundled(executor, side, bundle, timeout)
+        for (executor, _), side in zip(pairs, sides)])
+
+
+def _with_twin(sides):
+    return sides[0], (sides[1] if len(sides) > 1 else None)
+
+
+def _one_build(first, second):
+    return first.build is not None and second.build is not None \
+        and first.build.id == second.build.id
+
+
+def _bundled(executor, side, bundle, timeout):
+    if side.build is not None and side.build.id == bundle.build.id:
+        return dataclasses.replace(side, how="its own, the bundle's build")
+    if getattr(executor, "replays", False):
+        return dataclasses.replace(side, how=side.how + "; nothing can be "
+                                   "pushed to it")
+    if executor.on_host:
+        return Placed(bundle.wrapper, bundle.build,
+                      "the bundle of %s in %s" % (bundle.source, bundle.dir))
+    baked = build_lib.baked_dir(bundle.build.id)
+    there = _read(executor, build_lib.BUNDLE_SCRIPT, baked, timeout)
+    if there is not None and there.id == bundle.build.id:
+        return Placed("%s/%s" % (baked, build_lib.WRAPPER), there,
+                      "the bundle of %s baked into its image" % bundle.source)
+    directory = build_lib.remote_dir(bundle.build.id)
+    there = _read(executor, build_lib.BUNDLE_SCRIPT, directory, timeout)
+    if there is None or there.id != bundle.build.id:
+        if not base.put_archive(executor, bundle.read_archive(), directory,
+                                timeout):
+            return dataclasses.replace(side, how=side.how + "; nothing can "
+                                       "be pushed to it")
+        there = _read(executor, build_lib.BUNDLE_SCRIPT, directory, timeout)
+    if there is None or there.id != bundle.build.id:
+        raise base.DriverError(
+            "the sysbench pushed to %s reads build %s, not the bundle's %s"
+            % (directory, there and there.short(), bundle.build.short()))
+    return Placed("%s/%s" % (directory, build_lib.WRAPPER), there,
+                  "pushed: the bundle of %s" % bundle.source)
+
+
+def _read(executor, script, argument, timeout):
+    """The Build a script prints there, None where it prints none."""
+    result = executor.run(["sh", "-c", script, "sh", argument], timeout)
+    if result.exit_code != 0:
+        return None
+    try:
+        return build_lib.read(result.stdout)
+    except build_lib.BuildError:
+        return None
+
+
+def _read_here(executable):
+    """A build on this host, read once per file version per process."""
+    path = shutil.which(executable)
+    if path is None:
+        return None
+    stat = os.stat(path)
+    return _read_file(os.path.realpath(path), stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _read_file(path, mtime_ns):
+    proc = subprocess.run(["sh", "-c", build_lib.OWN_SCRIPT, "sh", path],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True, timeout=60)
+    try:
+        return build_lib.read(proc.stdout) if proc.returncode == 0 else None
+    except build_lib.BuildError:
+        return None
+
+
+def environment(instance, twin):
+    """The results' environment entries of both sides' builds."""
+    facts = {"sysbench_build": instance.describe()}
+    if twin is not None:
+        facts["twin_sysbench_build"] = twin.describe()
+        if not _one_build(instance, twin):
+            facts["sysbench_builds"] = (
+                "two builds: the instance runs %s, its twin %s" % (
+                    instance.build.short() if instance.build else "one not "
+                    "read", twin.build.short() if twin.build else "one not "
+                    "read"))
+    return facts
