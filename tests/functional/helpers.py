@@ -445,6 +445,14 @@ def environment(iteration):
     return key_value_tables(iteration).get("environment", {})
 
 
+def sysbench_build_id(described):
+    """The build id in an environment's sysbench_build entry."""
+    match = re.search(r", build ([0-9a-f]{12}) ", described)
+    if not match:
+        raise AssertionError("no build id in %r" % described)
+    return match.group(1)
+
+
 def usable_conf(testcase, driver_name):
     """The options; skips the test where driver_name cannot run."""
     conf = opts.register()

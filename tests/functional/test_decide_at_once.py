@@ -10,7 +10,6 @@ alone, after the others (a start skew is a busy host's as much as ours).
 """
 
 import os
-import re
 
 from rally_container_bench.report import comparison
 from rally_container_bench.report import render
@@ -27,13 +26,6 @@ def _records(iteration):
         if table["title"] == metrics.RECORDS_TITLE:
             return metrics.records_from(table)
     return []
-
-
-def _build(described):
-    """The build id in a sysbench_build entry of the environment."""
-    match = re.search(r", build ([0-9a-f]{12}) ", described)
-    assert match, described
-    return match.group(1)
 
 
 class PairsAtOnceTestCase(helpers.DockerRallyTestCase):
@@ -54,8 +46,10 @@ class PairsAtOnceTestCase(helpers.DockerRallyTestCase):
                     "at once"), environment["pairing"])
                 placed.append(environment["pinning"])
                 # one sysbench build on both sides, named on both
-                self.assertEqual(_build(environment["sysbench_build"]),
-                                 _build(environment["twin_sysbench_build"]))
+                self.assertEqual(
+                    helpers.sysbench_build_id(environment["sysbench_build"]),
+                    helpers.sysbench_build_id(
+                        environment["twin_sysbench_build"]))
                 self.assertNotIn("sysbench_builds", environment)
                 kept = [r for r in _records(iteration)
                         if r.metadata.get("final")

@@ -182,6 +182,10 @@ class CloudVerdictsTestCase(unittest.TestCase):
             self.assertIn(env["compute_host"], self.hosts["hosts"])
             self.assertEqual(env["compute_host"], env["twin_host"])
             self.assertIn(pattern, env["pairing"])
+            # one sysbench build: the image's bundle beside the host's own
+            self.assertEqual(
+                helpers.sysbench_build_id(env["sysbench_build"]),
+                helpers.sysbench_build_id(env["twin_sysbench_build"]))
             seen.add(env["compute_host"])
             rows = helpers.table_rows(iteration, "validity")
             self.assertTrue(rows)
@@ -193,6 +197,9 @@ class CloudVerdictsTestCase(unittest.TestCase):
         for _, iteration in self.iterations("ZunContainers."):
             env = helpers.environment(iteration)
             self.assertEqual(env["compute_host"], env["twin_host"])
+            self.assertEqual(
+                helpers.sysbench_build_id(env["sysbench_build"]),
+                helpers.sysbench_build_id(env["twin_sysbench_build"]))
 
     def test_the_aa_ran_on_each_kind_of_compute_host_beside_its_twin(self):
         hosts = {"native-aa-on-lxc": set(), "native-aa-on-zun": set()}
