@@ -304,15 +304,21 @@ with futures.ThreadPoolExecutor(max_workers=4) as pool:
 """
 
 
+def docker_conf():
+    """The options; a class is skipped (SkipTest) where Docker cannot run."""
+    conf = opts.register()
+    usable, why = registry.instance_class("docker").check(conf)
+    if not usable:
+        raise unittest.SkipTest(why)
+    return conf
+
+
 class DockerRallyTestCase(unittest.TestCase):
     """A private Rally home; skipped (with the reason) without Docker."""
 
     @classmethod
     def setUpClass(cls):
-        cls.conf = opts.register()
-        usable, why = registry.instance_class("docker").check(cls.conf)
-        if not usable:
-            raise unittest.SkipTest(why)
+        cls.conf = docker_conf()
         cls.home = RallyHome()
 
     @classmethod

@@ -14,7 +14,6 @@ from rally_container_bench.engines.native import instance as native
 from rally_container_bench.engines import registry
 from rally_container_bench.images import sysbench_build
 from rally_container_bench.images import sysbench_bundle
-from rally_container_bench import opts
 from rally_container_bench.task.scenarios import sysbench_builds
 from rally_container_bench.workloads.sysbench import presets
 from rally_container_bench.workloads.sysbench import run as sysbench_run
@@ -25,10 +24,7 @@ class OneBuildTestCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.conf = opts.register()
-        usable, why = registry.instance_class("docker").check(cls.conf)
-        if not usable:
-            raise unittest.SkipTest(why)
+        cls.conf = helpers.docker_conf()
         cls.image = registry.guest_image(cls.conf)
         cls.driver = registry.prepared_instance("docker", cls.conf)
         cls.bundle = sysbench_bundle.of_executable(None, cls.conf)
