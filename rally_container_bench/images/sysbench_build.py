@@ -123,6 +123,16 @@ def parse_ldd(text):
     return libraries, loader
 
 
+def own_argv(executable):
+    """The argv that prints a side's own build (OWN_SCRIPT)."""
+    return ["sh", "-c", OWN_SCRIPT, "sh", executable]
+
+
+def bundle_argv(directory):
+    """The argv that prints the build of a bundle in directory."""
+    return ["sh", "-c", BUNDLE_SCRIPT, "sh", directory]
+
+
 def remote_dir(build_id):
     return "%s/%s%s" % (REMOTE_PARENT, REMOTE_PREFIX, build_id[:16])
 

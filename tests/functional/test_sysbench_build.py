@@ -72,8 +72,7 @@ class OneBuildTestCase(unittest.TestCase):
         started = time.monotonic()
         self.executor.put_archive(self.bundle.read_archive(), directory, 120)
         took = time.monotonic() - started
-        read = self.executor.run(
-            ["sh", "-c", sysbench_build.BUNDLE_SCRIPT, "sh", directory], 60)
+        read = self.executor.run(sysbench_build.bundle_argv(directory), 60)
         self.assertEqual(0, read.exit_code, read.stderr)
         self.assertEqual(self.bundle.build.id,
                          sysbench_build.read(read.stdout).id)

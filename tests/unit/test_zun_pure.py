@@ -18,7 +18,9 @@ from oslo_config import cfg
 from rally_container_bench.core import base
 from rally_container_bench.engines.openstack import zun
 from rally_container_bench.images import guest
+from rally_container_bench.images import sysbench_build
 from rally_container_bench import opts
+from rally_container_bench.task.scenarios import sysbench_builds
 from rally_container_bench.workloads.sysbench import presets
 from rally_container_bench.workloads.sysbench import run as sysbench_run
 from rally_container_bench.workloads.sysbench import script as sysbench_script
@@ -106,7 +108,9 @@ class ScriptTestCase(unittest.TestCase):
         argvs = sysbench_script.steps(specs, "1.0.20")
         self.assertEqual(["--version"], argvs[0][1:])
         self.assertEqual(["run", "prepare", "run", "cleanup"],
-                         [argv[-1] for argv in argvs[1:]])
+                         [argv[-1] for argv in argvs[1:-1]])
+        # last, the build that ran is read
+        self.assertEqual(sysbench_build.own_argv("sysbench"), argvs[-1])
 
     def log(self, cpu_exit=0):
         mark = sysbench_script.MARK
@@ -141,6 +145,20 @@ class ScriptTestCase(unittest.TestCase):
         self.assertEqual(CPU_RUN_METRICS["metrics"]["events_per_s"]["value"],
                          run.result.metrics["events_per_s"].value)
         self.assertEqual([("cpu", 100.2, 102.7)], recorded)
+
+    def test_replay_names_the_build_the_script_read(self):
+        mark = sysbench_script.MARK
+        sha = "%s  /usr/bin/sysbench\n%s  /lib/x86_64-linux-gnu/libc.so.6" \
+            % ("a" * 64, "b" * 64)
+        log = self.log() + "%s begin 2 0 103.0\n%s\n%s end 2 0 103.1\n" % (
+            mark, sha, mark)
+        placed = sysbench_builds.own(self.plan().replay(log), "sysbench", 10)
+        self.assertEqual("a" * 64, placed.build.binary_sha256)
+        # a log without it (the script stopped early): named, not read
+        placed = sysbench_builds.own(self.plan().replay(self.log()),
+                                     "sysbench", 10)
+        self.assertIsNone(placed.build)
+        self.assertIn("not read", placed.describe())
 
     def test_replay_reports_a_failed_step_and_a_missing_one(self):
         plan = self.plan(["quick-cpu", "quick-memory-read"])

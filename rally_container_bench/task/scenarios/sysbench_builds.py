@@ -64,14 +64,23 @@ def for_tests(executor, specs, executable, twin, mode, timeout):
 
 
 def own(executor, executable, timeout):
-    """Placed of the side's own sysbench, as it is."""
-    if getattr(executor, "replays", False):
-        return Placed(executable, None, "its own (not read: its output is "
-                                        "replayed from the instance's log)")
+    """Placed of the side's own sysbench, as it is.
+
+    A replayed instance (workloads/sysbench/script.py) answers from its
+    log, where its script printed its build too.
+    """
     if executor.on_host:
         return Placed(executable, _read_here(executable), "its own")
-    return Placed(executable, _read(executor, build_lib.OWN_SCRIPT,
-                                    executable, timeout), "its own")
+    try:
+        build = _read(executor, build_lib.own_argv(executable), timeout)
+    except base.DriverError:
+        if not getattr(executor, "replays", False):
+            raise
+        build = None
+    if build is None and getattr(executor, "replays", False):
+        return Placed(executable, None, "its own (not read: its log holds "
+                                        "no build)")
+    return Placed(executable, build, "its own")
 
 
 def place(instance, twin, mode, timeout):
@@ -118,18 +127,18 @@ def _bundled(executor, side, bundle, timeout):
         return Placed(bundle.wrapper, bundle.build,
                       "the bundle of %s in %s" % (bundle.source, bundle.dir))
     baked = build_lib.baked_dir(bundle.build.id)
-    there = _read(executor, build_lib.BUNDLE_SCRIPT, baked, timeout)
+    there = _read(executor, build_lib.bundle_argv(baked), timeout)
     if there is not None and there.id == bundle.build.id:
         return Placed("%s/%s" % (baked, build_lib.WRAPPER), there,
                       "the bundle of %s baked into its image" % bundle.source)
     directory = build_lib.remote_dir(bundle.build.id)
-    there = _read(executor, build_lib.BUNDLE_SCRIPT, directory, timeout)
+    there = _read(executor, build_lib.bundle_argv(directory), timeout)
     if there is None or there.id != bundle.build.id:
         if not base.put_archive(executor, bundle.read_archive(), directory,
                                 timeout):
             return dataclasses.replace(side, how=side.how + "; nothing can "
                                        "be pushed to it")
-        there = _read(executor, build_lib.BUNDLE_SCRIPT, directory, timeout)
+        there = _read(executor, build_lib.bundle_argv(directory), timeout)
     if there is None or there.id != bundle.build.id:
         raise base.DriverError(
             "the sysbench pushed to %s reads build %s, not the bundle's %s"
@@ -138,9 +147,9 @@ def _bundled(executor, side, bundle, timeout):
                   "pushed: the bundle of %s" % bundle.source)
 
 
-def _read(executor, script, argument, timeout):
-    """The Build a script prints there, None where it prints none."""
-    result = executor.run(["sh", "-c", script, "sh", argument], timeout)
+def _read(executor, argv, timeout):
+    """The Build argv prints there, None where it prints none."""
+    result = executor.run(argv, timeout)
     if result.exit_code != 0:
         return None
     try:
@@ -160,7 +169,7 @@ def _read_here(executable):
 
 @functools.lru_cache(maxsize=16)
 def _read_file(path, mtime_ns):
-    proc = subprocess.run(["sh", "-c", build_lib.OWN_SCRIPT, "sh", path],
+    proc = subprocess.run(build_lib.own_argv(path),
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                           text=True, timeout=60)
     try:

@@ -19,6 +19,7 @@ import re
 import shlex
 
 from rally_container_bench.core import base
+from rally_container_bench.images import sysbench_build
 from rally_container_bench.workloads.sysbench import command
 from rally_container_bench.workloads.sysbench import presets
 
@@ -34,14 +35,18 @@ class ScriptLogError(base.DriverError):
 
 
 def steps(specs, version, executable="sysbench"):
-    """The argvs of every step, in the order sysbench_run runs them."""
+    """The argvs of every step, in the order sysbench_run runs them.
+
+    Last, the build's files read (images/sysbench_build.py): the results
+    name the build that ran.
+    """
     argvs = [[executable, "--version"]]
     for spec in specs:
         phases = (("prepare", "run", "cleanup") if spec.test == "fileio"
                   else ("run",))
         argvs.extend(command.build_argv(spec, version, phase, executable)
                      for phase in phases)
-    return argvs
+    return argvs + [sysbench_build.own_argv(executable)]
 
 
 @dataclasses.dataclass(frozen=True)
