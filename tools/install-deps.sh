@@ -13,13 +13,14 @@ python="${PYTHON:-python3}"
 
 # sysbench, fio, iperf3, wrk, nginx-light: the workloads (the network ones'
 # clients run here, and natively their servers too); gcc..libtool: build sysbench 0.4.12 (KEK's version);
-# mmdebstrap..openssh-client: the offline guest image; then the engines
+# mmdebstrap..openssh-client: the offline guest image (genisoimage: the
+# cloud image stand-in's cloud-init seed); then the engines
 # (iputils-ping: the network phase of Nova servers pings them);
 # chromium: the tests open the comparison report in it, headless;
 # postgresql: the periodic job's shared database in the tests. containerd
 # also runs on its own for the lifecycle runtimes containerd / cri-containerd.
 packages=(sysbench fio iperf3 wrk nginx-light gcc make autoconf automake libtool python3-venv chromium postgresql
-          mmdebstrap e2fsprogs qemu-utils openssh-client
+          mmdebstrap e2fsprogs qemu-utils openssh-client genisoimage
           docker.io containerd podman crun runc runsc containernetworking-plugins conmon
           slirp4netns uidmap catatonit iptables iproute2 iputils-ping
           lxc

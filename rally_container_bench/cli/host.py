@@ -6,6 +6,7 @@ from rally_container_bench.core import ports
 from rally_container_bench.engines import daemons
 from rally_container_bench.engines import registry
 from rally_container_bench.images import busybox
+from rally_container_bench.images import cloud_image
 from rally_container_bench.images import guest
 from rally_container_bench import opts
 
@@ -40,6 +41,10 @@ def _doctor(args):
 
 def _images_build(args):
     conf = opts.register()
+    if args.cloud_standin:
+        standin = cloud_image.build(conf.image_cache_dir, force=args.force)
+        print(standin.dir)
+        return 0
     image = guest.build(conf.image_cache_dir, force=args.force)
     print(image.dir)
     tiny = busybox.build(conf.image_cache_dir, force=args.force,
@@ -116,6 +121,10 @@ def add_parsers(sub):
     p.add_argument("action", choices=["build"])
     p.add_argument("--force", action="store_true",
                    help="rebuild even if a cached image matches")
+    p.add_argument("--cloud-standin", action="store_true",
+                   help="build only the stand-in for a site's cloud image "
+                        "(a whole disk with extlinux and cloud-init, no "
+                        "sysbench, no key)")
     p.set_defaults(func=_images_build)
 
     p = sub.add_parser("engines", help="start or stop engine daemons; dump: "

@@ -22,7 +22,8 @@ from rally_container_bench.report import steps as step_checks
 from rally_container_bench.workloads import tools
 
 NATIVE = results.NATIVE
-PHASE_ORDER = ("build", "network", results.BUILD_NETWORK, "delete",
+PHASE_ORDER = ("build", "network", "cloud_init", results.BUILD_NETWORK,
+               "delete",
                results.BOOT_AND_DELETE,
                # ContainerLifecycle's verbs (the ptcr method's table)
                "create", "start", "stop", "remove", "run")

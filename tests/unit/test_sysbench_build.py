@@ -136,8 +136,10 @@ class ElsewhereExecutor(base.Executor):
 
     def __init__(self):
         self.pushed = []
+        self.runs = 0
 
     def run(self, argv, timeout, cwd=None):
+        self.runs += 1
         proc = subprocess.run([str(a) for a in argv], capture_output=True,
                               text=True, timeout=timeout, cwd=cwd)
         return base.CommandResult(" ".join(argv), proc.returncode,
@@ -192,6 +194,19 @@ class PlaceTestCase(unittest.TestCase):
                               (self.here, "/bin/true"), "auto")
         self.assertEqual(1, len(self.instance.pushed))
         self.assertEqual(placed.executable, again.executable)
+
+    def test_what_an_image_holds_is_read_once(self):
+        image = "image-%s" % self.id()
+        for _ in range(3):
+            placed, twin = sysbench_builds.place(
+                (self.instance, "/bin/true"), (self.here, "/bin/true"),
+                "auto", 30, image=image)
+            self.assertEqual(twin.build.id, placed.build.id)
+        self.assertEqual(1, self.instance.runs)
+        # an instance of no known image is read each time
+        sysbench_builds.place((self.instance, "/bin/true"),
+                              (self.here, "/bin/true"), "auto", 30)
+        self.assertEqual(2, self.instance.runs)
 
     def test_image_keeps_two_builds_and_says_so(self):
         placed, twin = self.place((self.instance, "/bin/false"),

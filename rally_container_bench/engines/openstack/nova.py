@@ -29,13 +29,11 @@ LOG = logging.getLogger(__name__)
 
 # Fault messages from Nova can be long tracebacks.
 _FAULT_CHARS = 600
-# Each read of one server (GET /servers/{id}) costs Nova two Neutron
-# requests (the server's ports, then its security groups' names): on the
-# 2-core test cloud, 333 of Neutron's 1189 requests in the cloud tests,
-# ~0.1 s of CPU each. The waits poll the brief list filtered by the
-# server's name (and status), which costs none, and read the whole
-# server every this many polls (an ERROR, the last state seen) and once
-# the list shows what they wait for.
+# A read of one server costs Nova two Neutron requests (its ports, its
+# security groups' names: 333 of Neutron's 1189 in the cloud tests, ~0.1 s
+# of CPU each). The waits poll the brief list filtered by the server's
+# name (and status), which costs none, and read the whole server every
+# this many polls (an ERROR, the last state) and once the list shows it.
 READ_WHOLE_EVERY = 10
 
 
@@ -58,6 +56,7 @@ class BootRequest:
     # What the image targets (not api.sent: the image's property chooses the
     # host); a container hypervisor's servers share its kernel.
     hypervisor_type: str | None = None
+    config_drive: bool = False  # cloud-init's data on a config drive
 
 
 def _seen(what):
@@ -119,7 +118,8 @@ class NovaDriver(ssh.SshDriver):
             name, r.image, r.flavor, nics=nics, key_name=r.key_name,
             security_groups=list(r.security_groups) or None,
             availability_zone=r.availability_zone,
-            scheduler_hints=r.scheduler_hints or None),
+            scheduler_hints=r.scheduler_hints or None,
+            config_drive=r.config_drive or None),
             "creating server %s" % name)
         return base.Instance(name=name, id=server.id, ssh_host=None,
                              ssh_port=r.ssh_port, ssh_user=r.ssh_user,

@@ -18,7 +18,9 @@ the server on a compute node of that hypervisor. The key pair registered
 in Nova holds the image's own public key (the one root's authorized_keys
 already lists), so a login works whether or not the cloud injects keys.
 With ``upload: false`` only the key pair is created: boot your own image
-(e.g. a nova-docker one) that authorizes the same key.
+(e.g. a nova-docker one) that authorizes the same key, or a cloud image
+whose cloud-init installs the key pair's key (``config_drive: true``
+where the cloud has no metadata service).
 
 With ``shared: true`` and admin credentials the upload is the task's
 (guest_share): once per task and form, shared with every workload's
@@ -103,6 +105,7 @@ class GuestImage(os_context.OpenStackContext):
             "properties": {"type": "object",
                            "additionalProperties": {"type": "string"}},
             "shared": {"type": "boolean"},
+            "config_drive": {"type": "boolean"},
             "last": {"type": "boolean"},
         },
         "additionalProperties": False,
@@ -123,7 +126,8 @@ class GuestImage(os_context.OpenStackContext):
         for user, tenant_id in self._iterate_per_tenants():
             clients = user["credential"].clients()
             guest = {"private_key_file": image.private_key,
-                     "image_dir": image.dir, "hypervisor_type": form}
+                     "image_dir": image.dir, "hypervisor_type": form,
+                     "config_drive": self.config.get("config_drive", False)}
             keypair = clients.nova().keypairs.create(
                 self.generate_random_name(), public_key=public_key)
             guest["key_name"] = keypair.name

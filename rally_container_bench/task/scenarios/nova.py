@@ -50,7 +50,8 @@ class NovaInstancesScenario(cloud.CloudInstanceMixin,
             availability_zone=availability_zone,
             scheduler_hints=scheduler_hints,
             floating_network=self._network_ref(floating_network)[0],
-            ssh_user=ssh_user, hypervisor_type=hypervisor_type)
+            ssh_user=ssh_user, hypervisor_type=hypervisor_type,
+            config_drive=guest.get("config_drive", False))
         return nova_driver.NovaDriver(
             self.clients("nova"), request, private_key, opts.register(),
             neutron=self.clients("neutron") if floating_network else None,

@@ -1,7 +1,8 @@
 """The life of one instance as Rally atomic actions, for every driver.
 
 build (create request -> running), network (running -> reachable; a
-driver may time sub-steps inside it), delete (delete request -> gone).
+driver may time sub-steps inside it), cloud_init (where a guest of its own
+kernel has cloud-init: until it is done), delete (delete request -> gone).
 The same names for every engine, so reports line up across platforms.
 """
 
@@ -12,6 +13,7 @@ from rally.task import atomic
 
 from rally_container_bench.core import abort
 from rally_container_bench.core import base
+from rally_container_bench.core import cloud_init
 from rally_container_bench import opts
 from rally_container_bench.task import output_tables as tables
 from rally_container_bench.validity import hosts
@@ -51,7 +53,8 @@ class InstancePhasesMixin:
                 with atomic.ActionTimer(self, "network"):
                     self._network(driver, instance, conf)
                 if driver.own_kernel:
-                    self._guest_boot_time(driver, instance)
+                    if self._guest_boot_time(driver, instance):
+                        self._cloud_init(driver, instance, conf)
             driver.record_engine_times(instance)
             _register(own, driver, instance)
             yield instance
@@ -87,15 +90,19 @@ class InstancePhasesMixin:
                     instance, driver.engine_times_note))
 
     def _guest_boot_time(self, driver, instance):
-        """The guest's uptime at its first login: boot time seen inside."""
+        """The guest's uptime at its first login: boot time seen inside.
+
+        True where the guest has cloud-init (asked in the same command).
+        """
         try:
             with contextlib.closing(driver.executor(instance)) as executor:
-                result = executor.run(["cat", "/proc/uptime"], 60)
+                result = executor.run(["sh", "-c", "cat /proc/uptime; "
+                                       "command -v cloud-init || true"], 60)
             boot = float(result.stdout.split()[0])
         except (base.DriverError, ValueError, IndexError) as e:
             LOG.warning("%s: no boot time read inside: %s"
                         % (instance.name, e))
-            return
+            return False
         self.add_output(complete={
             "title": tables.GUEST,
             "description": "Read inside the guest at its first login "
@@ -103,6 +110,18 @@ class InstancePhasesMixin:
                            "free of the harness's polling",
             "chart_plugin": "Table",
             "data": {"cols": ["boot_s"], "rows": [[round(boot, 3)]]}})
+        return "cloud-init" in result.stdout
+
+    def _cloud_init(self, driver, instance, conf):
+        """Wait for the guest's cloud-init before any test: timed apart.
+
+        A site's image goes on configuring itself after its first login;
+        a test then would share the guest's CPU with it.
+        """
+        with contextlib.closing(driver.executor(instance)) as executor:
+            with atomic.ActionTimer(self, "cloud_init"):
+                status = cloud_init.wait(executor, conf.boot_timeout)
+        LOG.info("%s: cloud-init done: %s" % (instance.name, status))
 
 
 class EngineLost(base.DriverError):

@@ -202,7 +202,8 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
         timeout = timeout or conf.command_timeout
         specs = tests_lib.resolve_all(tests)
         executable, twin, builds = sysbench_builds.for_tests(
-            executor, specs, executable, twin, conf.sysbench_build, timeout)
+            executor, specs, executable, twin, conf.sysbench_build, timeout,
+            image=(metadata or {}).get("image"))
         versions = self._versions(executor, specs, executable, timeout)
         environment = dict(executor.describe(), **{
             tools.get(tool).version_key: version

@@ -1,0 +1,66 @@
+"""cloud-init's wait, run by a real shell.
+
+STAND-IN: a ``cloud-init`` script on PATH answers ``status`` as cloud-init
+22.4 does (exit 0 done, 1 error). The real cloud-init is waited for in
+tests/functional/test_cloud_standin.py.
+"""
+
+import os
+import subprocess
+import tempfile
+import unittest
+
+from rally_container_bench.core import base
+from rally_container_bench.core import cloud_init
+
+FAKE = """#!/bin/sh
+[ "$1" = status ] || exit 9
+case "$2" in
+--wait) exit %(code)d ;;
+--long) printf 'status: %(status)s\\ndetail:\\n%(detail)s\\n'; exit %(code)d ;;
+esac
+"""
+
+
+class ShellExecutor(base.Executor):
+    kind = "shell"
+
+    def __init__(self, path):
+        self.path = path
+
+    def run(self, argv, timeout, cwd=None):
+        proc = subprocess.run(argv, capture_output=True, text=True,
+                              timeout=timeout,
+                              env=dict(os.environ, PATH=self.path))
+        return base.CommandResult(" ".join(argv), proc.returncode,
+                                  proc.stdout, proc.stderr, 0.0)
+
+
+class CloudInitWaitTestCase(unittest.TestCase):
+
+    def executor(self, code=None, status="done", detail="DataSourceNoCloud"):
+        directory = tempfile.mkdtemp(prefix="rcbench-cloud-init-")
+        self.addCleanup(subprocess.run, ["rm", "-rf", directory])
+        if code is not None:
+            fake = os.path.join(directory, "cloud-init")
+            with open(fake, "w") as f:
+                f.write(FAKE % {"code": code, "status": status,
+                                "detail": detail})
+            os.chmod(fake, 0o755)
+        return ShellExecutor(directory + os.pathsep + "/usr/bin:/bin")
+
+    def test_no_cloud_init_is_none(self):
+        executor = self.executor()
+        self.assertFalse(cloud_init.present(executor, 10))
+        self.assertIsNone(cloud_init.wait(executor, 10))
+
+    def test_done_gives_its_status(self):
+        executor = self.executor(0)
+        self.assertTrue(cloud_init.present(executor, 10))
+        self.assertIn("status: done", cloud_init.wait(executor, 10))
+
+    def test_an_error_says_what_cloud_init_said(self):
+        with self.assertRaisesRegex(
+                cloud_init.CloudInitError,
+                "(?s)exit 1.*status: error.*no datasource"):
+            cloud_init.wait(self.executor(1, "error", "no datasource"), 10)
