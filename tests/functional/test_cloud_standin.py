@@ -13,7 +13,6 @@ forwarded SSH port on 127.0.0.1.
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -22,6 +21,7 @@ import unittest
 
 from rally_container_bench.core import base
 from rally_container_bench.core import cloud_init
+from rally_container_bench.core import processes
 from rally_container_bench.core import ssh
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.images import cloud_image
@@ -104,9 +104,7 @@ class CloudStandInTestCase(unittest.TestCase):
 
     @classmethod
     def _stop(cls):
-        if cls.qemu.poll() is None:
-            os.killpg(cls.qemu.pid, signal.SIGKILL)
-        cls.qemu.wait(30)
+        processes.end_group(cls.qemu, 30)
 
     @classmethod
     def _console(cls):

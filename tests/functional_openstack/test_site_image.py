@@ -87,6 +87,9 @@ class SiteImageTestCase(unittest.TestCase):
                  "delete"],
                 [n for n in helpers.atomic_names(iteration)
                  if not n.startswith("native")], iteration)
+            print("phases: %s" % ", ".join(
+                "%s %.1f s" % (a["name"], a["finished_at"] - a["started_at"])
+                for a in iteration["atomic_actions"]))
             env = helpers.environment(iteration)
             self.assertIn("pushed", env["sysbench_build"])
             self.assertEqual(
