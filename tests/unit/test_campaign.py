@@ -7,6 +7,7 @@ resume of a campaign: tests/functional/test_decide_resume.py.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,7 @@ class CampaignStateTestCase(unittest.TestCase):
 
     def setUp(self):
         self.out = tempfile.mkdtemp(prefix="rcbench-campaign-")
+        self.addCleanup(shutil.rmtree, self.out, True)
         self.task = os.path.join(self.out, "task.yaml")
         with open(self.task, "w") as f:
             f.write("version: 2\n")
