@@ -97,12 +97,8 @@ def build(cache_dir, mirror=guest.DEFAULT_MIRROR, force=False):
     os.makedirs(staged)
     try:
         rootfs = os.path.join(staged, "rootfs")
-        guest.log("cloud image stand-in: mmdebstrap %s + %s (2-4 min)"
-                  % (guest.SUITE, ", ".join(PACKAGES)))
-        guest._run(["mmdebstrap", "--variant=minbase",
-                    "--dpkgopt=force-unsafe-io",
-                    "--include=" + ",".join(PACKAGES), guest.SUITE, rootfs,
-                    mirror], "mmdebstrap")
+        guest.log("cloud image stand-in %s" % image.id)
+        guest.bootstrap(rootfs, mirror, PACKAGES)
         root_uuid = str(uuid.uuid4())
         kernel = _configure(rootfs, root_uuid)
         _disk(rootfs, root_uuid, os.path.join(staged, "disk.qcow2"))
@@ -141,11 +137,7 @@ def _configure(rootfs, root_uuid):
         f.write(CLOUD_CFG)
     with open(os.path.join(rootfs, "etc", "hostname"), "w") as f:
         f.write("rcbench-cloud-standin\n")
-    for sub in ("var/cache/apt/archives", "var/lib/apt/lists"):
-        path = os.path.join(rootfs, sub)
-        for name in os.listdir(path):
-            if os.path.isfile(os.path.join(path, name)):
-                os.unlink(os.path.join(path, name))
+    guest.drop_apt_caches(rootfs)
     return kernel
 
 

@@ -262,13 +262,28 @@ def _run(argv, what):
 
 
 def _bootstrap(image):
-    log("mmdebstrap %s minbase + %s (1-3 min) ..."
-        % (SUITE, ", ".join(PACKAGES)))
+    bootstrap(image.rootfs, image.mirror, PACKAGES)
+
+
+def bootstrap(rootfs, mirror, packages):
+    """A minbase tree of SUITE with packages, into rootfs (1-4 min)."""
+    log("mmdebstrap %s minbase + %s (1-4 min) ..."
+        % (SUITE, ", ".join(packages)))
     # force-unsafe-io: no fsync per unpacked file (a half-built tree is
     # thrown away whole anyway: it is built in a staging directory).
     _run(["mmdebstrap", "--variant=minbase", "--dpkgopt=force-unsafe-io",
-          "--include=" + ",".join(PACKAGES), SUITE, image.rootfs,
-          image.mirror], "mmdebstrap")
+          "--include=" + ",".join(packages), SUITE, rootfs, mirror],
+         "mmdebstrap")
+
+
+def drop_apt_caches(rootfs):
+    """Keep an image small: apt's lists and downloads are not needed."""
+    for sub in ("var/cache/apt/archives", "var/lib/apt/lists"):
+        path = os.path.join(rootfs, sub)
+        for name in os.listdir(path):
+            target = os.path.join(path, name)
+            if os.path.isfile(target):
+                os.unlink(target)
 
 
 def _bake_sysbench(image):
@@ -324,13 +339,7 @@ def _configure(image):
     # Logins must not wait for a missing DNS server.
     with open(os.path.join(root, "etc", "resolv.conf"), "w") as f:
         f.write("")
-    # Keep the image small: apt lists and caches are not needed.
-    for sub in ("var/cache/apt/archives", "var/lib/apt/lists"):
-        path = os.path.join(root, sub)
-        for name in os.listdir(path):
-            target = os.path.join(path, name)
-            if os.path.isfile(target):
-                os.unlink(target)
+    drop_apt_caches(root)
 
 
 def _export(image):

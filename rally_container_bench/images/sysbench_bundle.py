@@ -70,11 +70,34 @@ def of_executable(executable=None, conf=None):
                  opts.resolved_dir(conf.image_cache_dir))
 
 
-@functools.lru_cache(maxsize=None)
-def _made(source, mtime_ns, size, cache_dir):
+def build_here(executable):
+    """The Build of executable on this host, None where there is none.
+
+    Read once per file version per process (what the bundle is made of).
+    """
+    source = shutil.which(executable)
+    if source is None:
+        return None
+    source = os.path.realpath(source)
+    stat = os.stat(source)
+    try:
+        return _closure_build(source, stat.st_mtime_ns, stat.st_size)[0]
+    except BundleError:
+        return None
+
+
+@functools.lru_cache(maxsize=16)
+def _closure_build(source, mtime_ns, size):
+    """(Build, files, loader name) of source and what it loads."""
     files, loader = _closure(source)
     build = build_lib.of_files([("sysbench", _sha256(source))] + [
         (name, _sha256(path)) for name, path in files])
+    return build, files, loader
+
+
+@functools.lru_cache(maxsize=None)
+def _made(source, mtime_ns, size, cache_dir):
+    build, files, loader = _closure_build(source, mtime_ns, size)
     directory = os.path.join(cache_dir, "sysbench-bundle-" + build.short())
     bundle = Bundle(directory, build, source)
     if not os.path.exists(bundle.archive):

@@ -16,10 +16,6 @@ else of this host's sysbench_path.
 """
 
 import dataclasses
-import functools
-import os
-import shutil
-import subprocess
 
 from rally_container_bench.core import base
 from rally_container_bench.images import sysbench_build as build_lib
@@ -74,7 +70,8 @@ def own(executor, executable, timeout, image=None):
     log, where its script printed its build too.
     """
     if executor.on_host:
-        return Placed(executable, _read_here(executable), "its own")
+        return Placed(executable, bundle_lib.build_here(executable),
+                      "its own")
     try:
         build = _read(executor, build_lib.own_argv(executable), timeout,
                       image)
@@ -178,26 +175,6 @@ def _read(executor, argv, timeout, image=None):
     if image is not None:
         _READ_IN_IMAGE[key] = build
     return build
-
-
-def _read_here(executable):
-    """A build on this host, read once per file version per process."""
-    path = shutil.which(executable)
-    if path is None:
-        return None
-    stat = os.stat(path)
-    return _read_file(os.path.realpath(path), stat.st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=16)
-def _read_file(path, mtime_ns):
-    proc = subprocess.run(build_lib.own_argv(path),
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          text=True, timeout=60)
-    try:
-        return build_lib.read(proc.stdout) if proc.returncode == 0 else None
-    except build_lib.BuildError:
-        return None
 
 
 def environment(instance, twin):
