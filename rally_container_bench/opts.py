@@ -40,9 +40,11 @@ OPTS = [
                  help="Seconds a guest's sshd may go on refusing the key "
                       "before the network phase fails with \"refused the "
                       "key\" instead of waiting for ssh_timeout. The "
-                      "guest image has its key built in; raise this for "
-                      "an image of your own that installs the key after "
-                      "sshd starts (cloud-init)."),
+                      "guest image has its key built in; a Nova server "
+                      "of a site's image waits on while its console "
+                      "shows cloud-init at work. Raise this for an image "
+                      "of your own that installs the key after sshd "
+                      "starts some other way."),
     cfg.FloatOpt("delete_timeout", default=300.0, min=1,
                  help="Seconds an instance may take to be gone after the "
                       "delete request (phase 'delete')."),

@@ -26,6 +26,15 @@ logging.getLogger("paramiko.transport").setLevel(logging.CRITICAL)
 _MIN_ATTEMPT = 5
 
 
+# What a refused key means for an image with the key baked in.
+REBUILD_HINT = ("its image does not authorize that key (rebuild it: rcbench "
+                "images build --force)")
+
+
+class KeyRefusedError(base.DriverError):
+    """The guest went on refusing the key: the login waits no longer."""
+
+
 class KeyRefused(rally_exceptions.SSHError):
     """sshd answered and refused the key: not a guest still booting."""
 
@@ -140,12 +149,14 @@ class SSHExecutor(base.Executor):
     chances to lose one.
     """
 
-    def __init__(self, instance, private_key, kind="ssh", key_origin=None):
+    def __init__(self, instance, private_key, kind="ssh", key_origin=None,
+                 refused_hint=REBUILD_HINT):
         self.instance = instance
         self.kind = kind
         self._key = private_key
-        # Where the key comes from, for the error when a guest refuses it.
+        # Where the key comes from, and what to do when a guest refuses it.
         self.key_origin = key_origin or "this executor"
+        self.refused_hint = refused_hint
         self._ssh = None
 
     def _connected(self, attempts=3, connect_timeout=_SSH.connect_timeout):
@@ -274,13 +285,11 @@ def wait_for_login(executor, timeout, interval, refused_timeout):
         elif refused_since is None:
             refused_since = now
         elif now - refused_since >= refused_timeout:
-            raise base.DriverError(
-                "the guest %s (%s:%s) refused the key of %s for %g s: its "
-                "image does not authorize that key (rebuild it: rcbench "
-                "images build --force)"
+            raise KeyRefusedError(
+                "the guest %s (%s:%s) refused the key of %s for %g s: %s"
                 % (executor.instance.name, executor.instance.ssh_host,
                    executor.instance.ssh_port, executor.key_origin,
-                   refused_timeout))
+                   refused_timeout, executor.refused_hint))
         if now + interval > deadline:
             raise base.DriverError(
                 "no SSH login to %s (%s:%s) within %g s; last attempt: %s"

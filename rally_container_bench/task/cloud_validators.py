@@ -21,12 +21,20 @@ from rally_container_bench.task.validators import _concurrency
 from rally_container_bench.validity import compute_hosts as host_access
 
 
+def _guest_context(config):
+    """The workload's rcbench_guest config, or None without it."""
+    return next((value for key, value in
+                 ((config or {}).get("contexts") or {}).items()
+                 if key.split("@")[0] == "rcbench_guest"), None)
+
+
 @validation.configure(name="rcbench_nova_image_or_upload")
 class NovaImageValidator(validation.Validator):
     """A server needs an image: the argument, or the rcbench_guest upload.
 
     The rcbench_guest context must be there either way (its key pair is
-    the login), and its upload needs the guest image built here.
+    the login), and its upload, or its key: image, needs the guest image
+    built here; a generated key only an image of the site's.
     """
 
     def __init__(self, param_name="image"):
@@ -34,9 +42,7 @@ class NovaImageValidator(validation.Validator):
         self.param_name = param_name
 
     def validate(self, context, config, plugin_cls, plugin_cfg):
-        contexts = (config or {}).get("contexts", {})
-        guest = next((value for key, value in contexts.items()
-                      if key.split("@")[0] == "rcbench_guest"), None)
+        guest = _guest_context(config)
         if guest is None:
             self.fail("the rcbench_guest context is required: its key pair "
                       "is how the scenario logs in")
@@ -44,11 +50,18 @@ class NovaImageValidator(validation.Validator):
         if _arg(config, self.param_name) is None and not uploads:
             self.fail("%s is required when rcbench_guest has upload: false"
                       % self.param_name)
-        if uploads:
+        key = (guest or {}).get("key", "auto")
+        if uploads and key == "generated":
+            self.fail("rcbench_guest: key: generated needs upload: false "
+                      "(the uploaded guest image authorizes only its own "
+                      "key)")
+        if uploads or key == "image":
             try:
                 registry.guest_image(opts.register())
             except base.DriverError as e:
-                self.fail("rcbench_guest uploads %s" % e)
+                self.fail("rcbench_guest %s %s" % (
+                    "uploads" if uploads else "logs in with the key of",
+                    e))
 
 
 def _raised_quotas(config, service):
@@ -221,12 +234,7 @@ class ComputeHostsValidator(validation.Validator):
         if not names:
             self.fail("%s: no %s compute host found to check"
                       % (self.param_name, service))
-        try:
-            wanted = registry.guest_image(opts.register()).describe().get(
-                "sysbench")
-        except base.DriverError as e:
-            self.fail("%s: the guest image's sysbench: %s"
-                      % (self.param_name, e))
+        wanted = self._guest_version(config)
 
         def problem(name):
             try:
@@ -238,6 +246,23 @@ class ComputeHostsValidator(validation.Validator):
             problems = [p for p in pool.map(problem, names) if p]
         if problems:
             self.fail("; ".join(problems))
+
+    def _guest_version(self, config):
+        """The version the twins must run: the guest image's, or None.
+
+        Only where each side runs its own sysbench ([container_bench]
+        sysbench_build = image) in this project's image: else a side
+        whose build differs gets the one pushed to both.
+        """
+        conf = opts.register()
+        guest = _guest_context(config) or {}
+        if conf.sysbench_build != "image" or not guest.get("upload", True):
+            return None
+        try:
+            return registry.guest_image(conf).describe().get("sysbench")
+        except base.DriverError as e:
+            self.fail("%s: the guest image's sysbench: %s"
+                      % (self.param_name, e))
 
 
 @validation.add("required_platform", platform="openstack", users=True)

@@ -11,6 +11,7 @@ pushes this host's sysbench build and pairs each test with the compute
 host's twin: one build on both sides.
 """
 
+import io
 import json
 import os
 import unittest
@@ -21,13 +22,18 @@ from tests.functional import helpers
 from tests.functional_openstack import cloud
 
 TIMES = 2
+# A login within this (ssh_timeout) or the reason: the key never taken.
+BOUND_S = 300
+SITE_ARGS = os.path.join(helpers.TOP, "tasks", "args",
+                         "aio-site-image.yaml")
 
 
-def _task(image_name, hosts):
+def _task(image_name, hosts, config_drive=True, times=TIMES,
+          title="QEMU server from the cloud image stand-in"):
     return {
         "version": 2, "title": "a site's cloud image (stand-in)",
         "subtasks": [{
-            "title": "QEMU server from the cloud image stand-in",
+            "title": title,
             "workloads": [{
                 "scenario": {"NovaInstances.boot_sysbench_delete": {
                     "flavor": {"name": "rcbench-site-image"},
@@ -44,9 +50,9 @@ def _task(image_name, hosts):
                                  "vcpus": 1, "disk": 3}],
                     "allow_ssh": None,
                     "rcbench_guest": {"hypervisor_type": "qemu",
-                                      "upload": False,
-                                      "config_drive": True}},
-                "runner": {"constant": {"times": TIMES,
+                                      "upload": False, "key": "generated",
+                                      "config_drive": config_drive}},
+                "runner": {"constant": {"times": times,
                                         "concurrency": 1}},
                 "sla": {"failure_rate": {"max": 0}}}]}]}
 
@@ -61,12 +67,7 @@ class SiteImageTestCase(unittest.TestCase):
         from glanceclient import client as glance_client
         glance = glance_client.Client("2", session=cloud.admin_session())
         name = "rcbench-cloud-standin-%s" % image.id
-        for old in glance.images.list(filters={"name": name}):
-            glance.images.delete(old["id"])
-        created = glance.images.create(
-            name=name, disk_format="qcow2", container_format="bare",
-            visibility="public", hypervisor_type="qemu")
-        cls.addClassCleanup(glance.images.delete, created["id"])
+        created = _upload_standin(cls, glance, name)
         with open(image.disk, "rb") as f:
             glance.images.upload(created["id"], f)
         task = os.path.join(cls.home.path, "site-image.json")
@@ -96,3 +97,112 @@ class SiteImageTestCase(unittest.TestCase):
                 helpers.sysbench_build_id(env["sysbench_build"]),
                 helpers.sysbench_build_id(env["twin_sysbench_build"]))
             self.assertEqual(env["compute_host"], env["twin_host"])
+
+
+def _upload_standin(testcase, glance, name, **fields):
+    """The stand-in in Glance under name (replacing one of that name)."""
+    for old in glance.images.list(filters={"name": name}):
+        glance.images.delete(old["id"])
+    created = glance.images.create(
+        name=name, disk_format="qcow2", container_format="bare",
+        visibility="public", hypervisor_type="qemu", **fields)
+    testcase.addClassCleanup(glance.images.delete, created["id"])
+    return created
+
+
+class KeyNeverTakenTestCase(unittest.TestCase):
+    """An image that never takes the key fails with the reason, bounded.
+
+    The stand-in without a config drive on a cloud without a metadata
+    service: cloud-init finds no datasource, the key pair never reaches
+    the server. Its one iteration fails in the network phase, within a
+    bound, saying so from the server's console.
+    """
+
+    @classmethod
+    def setUpClass(cls):
+        # the bound: a login within ssh_timeout (cloud-init's wait for a
+        # metadata service that never answers is in it)
+        cls.home = cloud.aio_rally_home(dict(helpers.QUIET_OPTIONS,
+                                             ssh_timeout=BOUND_S))
+        cls.addClassCleanup(cls.home.close)
+        image = cloud_image.build(opts.register().image_cache_dir)
+        from glanceclient import client as glance_client
+        glance = glance_client.Client("2", session=cloud.admin_session())
+        name = "rcbench-cloud-standin-nokey-%s" % image.id
+        created = _upload_standin(cls, glance, name)
+        with open(image.disk, "rb") as f:
+            glance.images.upload(created["id"], f)
+        task = os.path.join(cls.home.path, "no-key.json")
+        with open(task, "w") as f:
+            json.dump(_task(name, cloud.compute_hosts(), config_drive=False,
+                            times=1, title="the key never taken"), f)
+        uuid, cls.output = cls.home.start(task)
+        cls.report = cls.home.results(uuid)
+
+    def test_the_iteration_fails_with_the_reason_within_the_bound(self):
+        (workload,) = helpers.workloads(self.report)
+        self.assertEqual(1, workload["failed_iteration_count"])
+        (iteration,) = workload["data"]
+        error = " ".join(iteration["error"])
+        print("error: %s" % error)
+        self.assertIn("refused the key", error)
+        self.assertIn("cloud-init", error)
+        self.assertIn("found no datasource", error)
+        self.assertIn("config_drive: true", error)
+        self.assertNotIn("images build --force", error)
+        network = [a for a in iteration["atomic_actions"]
+                   if a["name"] == "network"]
+        took = network[0]["finished_at"] - network[0]["started_at"]
+        print("network phase until the refusal: %.0f s" % took)
+        self.assertLess(took, BOUND_S)
+
+
+class SiteImageValidationTestCase(unittest.TestCase):
+    """A site image Nova could not boot as asked is refused at validation.
+
+    rally task validate says why, before anything boots; the stand-in
+    itself passes (no guest image version is asked of its twins).
+    """
+
+    @classmethod
+    def setUpClass(cls):
+        cls.home = cloud.aio_rally_home()
+        cls.addClassCleanup(cls.home.close)
+        from glanceclient import client as glance_client
+        glance = glance_client.Client("2", session=cloud.admin_session())
+        # a kernel (aki), of another hypervisor (image_exists refuses an
+        # image with no data: it lists active ones only)
+        cls.broken = "rcbench-site-image-broken"
+        for old in glance.images.list(filters={"name": cls.broken}):
+            glance.images.delete(old["id"])
+        created = glance.images.create(
+            name=cls.broken, disk_format="aki", container_format="aki",
+            visibility="public", hypervisor_type="lxc")
+        cls.addClassCleanup(glance.images.delete, created["id"])
+        glance.images.upload(created["id"], io.BytesIO(b"\0" * 512))
+        image = cloud_image.build(opts.register().image_cache_dir)
+        cls.good = "rcbench-cloud-standin-valid-%s" % image.id
+        good = _upload_standin(cls, glance, cls.good)
+        with open(image.disk, "rb") as f:
+            glance.images.upload(good["id"], f)
+
+    def test_what_cannot_boot_is_refused_and_the_stand_in_passes(self):
+        cases = (({"kvm_image": "rcbench-no-such-image"},
+                  "rcbench-no-such-image"),
+                 ({"kvm_image": self.broken},
+                  "cannot boot as asked: its hypervisor_type is lxc"),
+                 ({"kvm_image": self.good, "flavor_disk": 1},
+                  "FlavorDiskSmallerThanImage"),
+                 ({"kvm_image": self.good}, None))
+        procs = self.home.validate_each(
+            cloud.TASK, [dict(args, concurrency=[1],
+                              compute_hosts=cloud.compute_hosts())
+                         for args, _ in cases], SITE_ARGS)
+        for (args, message), proc in zip(cases, procs):
+            with self.subTest(args=args):
+                if message is None:
+                    self.assertEqual(0, proc.returncode, proc.stderr)
+                    continue
+                self.assertNotEqual(0, proc.returncode)
+                self.assertIn(message, proc.stdout + proc.stderr)

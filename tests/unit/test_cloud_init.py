@@ -64,3 +64,39 @@ class CloudInitWaitTestCase(unittest.TestCase):
                 cloud_init.CloudInitError,
                 "(?s)exit 1.*status: error.*no datasource"):
             cloud_init.wait(self.executor(1, "error", "no datasource"), 10)
+
+
+# cloud-init 22.4's console lines (Debian bookworm), as a server's serial
+# console shows them; the test cloud's own are read in
+# tests/functional_openstack/test_site_image.py.
+RAN = """[    6.1] cloud-init[412]: Cloud-init v. 22.4.2 running 'init-local' at Sat, 05 Dec 2026 15:40:02 +0000. Up 6.01 seconds.
+[   21.5] cloud-init[530]: Cloud-init v. 22.4.2 finished at Sat, 05 Dec 2026 15:40:17 +0000. Datasource %s.  Up 21.50 seconds
+"""  # noqa: E501
+
+
+class ConsoleDiagnosisTestCase(unittest.TestCase):
+
+    def test_no_datasource_says_how_the_key_gets_there(self):
+        said = cloud_init.console_diagnosis(RAN % "DataSourceNone")
+        self.assertIn("cloud-init 22.4.2 ran and found no datasource", said)
+        self.assertIn("config_drive: true", said)
+
+    def test_a_datasource_found_points_at_the_login_user(self):
+        said = cloud_init.console_diagnosis(
+            RAN % "DataSourceConfigDrive [net,ver=2][source=/dev/sr0]",
+            ssh_user="root")
+        self.assertIn("(DataSourceConfigDrive)", said)
+        self.assertIn("ssh_user is root", said)
+
+    def test_an_image_without_cloud_init(self):
+        said = cloud_init.console_diagnosis(
+            "Debian GNU/Linux 12 host ttyS0\n\nhost login: ")
+        self.assertIn("shows no cloud-init", said)
+
+    def test_started_not_finished_empty_unreadable(self):
+        started = (RAN % "x").splitlines()[0]
+        self.assertIn("did not finish",
+                      cloud_init.console_diagnosis(started))
+        self.assertIn("is empty", cloud_init.console_diagnosis(" \n"))
+        self.assertIn("could not be read",
+                      cloud_init.console_diagnosis(None))

@@ -11,6 +11,7 @@ from rally import plugins as rally_plugins
 from rally_container_bench.core import base
 from rally_container_bench.engines.openstack import api
 from rally_container_bench.engines.openstack import nova
+from rally_container_bench.engines.openstack import nova_facts
 from rally_container_bench.images import guest
 from rally_container_bench.report import results
 from tests.unit.test_drivers_pure import conf
@@ -293,9 +294,9 @@ class FloatingIPTestCase(unittest.TestCase):
 class FlavorTuningTestCase(unittest.TestCase):
 
     def test_extra_specs_name_the_tuned_platform(self):
-        facts = nova.flavor_tuning({"hw:mem_page_size": "large",
-                                    "hw:cpu_policy": "dedicated",
-                                    "quota:cpu_shares": "2048"})
+        facts = nova_facts.flavor_tuning({"hw:mem_page_size": "large",
+                                          "hw:cpu_policy": "dedicated",
+                                          "quota:cpu_shares": "2048"})
         self.assertEqual("cpu_policy-dedicated+mem_page_size-large+"
                          "quota-cpu_shares-2048", facts["tuning"])
         self.assertEqual("hw:cpu_policy=dedicated, hw:mem_page_size=large, "
@@ -309,17 +310,17 @@ class FlavorTuningTestCase(unittest.TestCase):
                          platform.label)
 
     def test_a_plain_flavor_is_untuned(self):
-        self.assertEqual({"tuning": "none"}, nova.flavor_tuning({}))
+        self.assertEqual({"tuning": "none"}, nova_facts.flavor_tuning({}))
         platform = results.platform_of(
-            dict(nova.flavor_tuning({}), driver="nova", runtime="lxc"),
+            dict(nova_facts.flavor_tuning({}), driver="nova", runtime="lxc"),
             "NovaInstances.boot_sysbench_delete", {})
         self.assertEqual("nova-lxc", platform.label)
 
     def test_the_flavors_owner_is_no_tuning(self):
         owner = {"rcbench:task": "d24be210-93b9-4e49-a980-6a72c807754e"}
-        self.assertEqual({"tuning": "none"}, nova.flavor_tuning(owner))
-        facts = nova.flavor_tuning(dict(owner, **{"hw:cpu_policy":
-                                                  "shared"}))
+        self.assertEqual({"tuning": "none"}, nova_facts.flavor_tuning(owner))
+        facts = nova_facts.flavor_tuning(
+            dict(owner, **{"hw:cpu_policy": "shared"}))
         self.assertEqual(("cpu_policy-shared", "hw:cpu_policy=shared"),
                          (facts["tuning"], facts["flavor_extra_specs"]))
 
@@ -369,3 +370,75 @@ class SentAgainTestCase(unittest.TestCase):
             with self.assertRaises(type(error)):
                 api.sent(request, "creating s")
             self.assertEqual(1, len(calls))
+
+
+class SiteImageTestCase(unittest.TestCase):
+    """Stand-in novaclient: a site image's server that refuses the key.
+
+    The real one is booted on the test cloud (tests/functional_openstack/
+    test_site_image.py).
+    """
+
+    def driver(self, site_image, console="", console_error=None):
+        client = mock.Mock()
+        client.servers.get_console_output.return_value = console
+        client.servers.get_console_output.side_effect = console_error
+        request = nova.BootRequest(image="img", flavor="fl",
+                                   ssh_user="debian", site_image=site_image,
+                                   key_origin="the generated key pair")
+        return nova.NovaDriver(client, request, "KEY", conf()), client
+
+    def test_a_refused_key_names_cloud_init_not_a_rebuild(self):
+        driver, _ = self.driver(True)
+        executor = driver.executor(base.Instance("s1", "id1", "10.0.0.5"))
+        self.assertEqual(nova.SITE_IMAGE_HINT, executor.refused_hint)
+        self.assertEqual("the generated key pair", executor.key_origin)
+        own, _ = self.driver(False)
+        self.assertIn("images build --force", own.executor(
+            base.Instance("s1", "id1", "10.0.0.5")).refused_hint)
+
+    def test_a_failed_network_phase_reads_the_console(self):
+        driver, client = self.driver(True, console="Debian login: ")
+        instance = base.Instance("s1", "id1", "10.0.0.5")
+        with mock.patch.object(nova.ssh.SshDriver, "wait_reachable",
+                               side_effect=base.DriverError("refused")):
+            with self.assertRaisesRegex(
+                    base.DriverError,
+                    "^refused. The console: .*shows no cloud-init"):
+                driver.wait_reachable(instance, 5)
+        client.servers.get_console_output.assert_called_once_with(
+            "id1", length=300)
+        broken, _ = self.driver(True, console_error=RuntimeError("403"))
+        with mock.patch.object(nova.ssh.SshDriver, "wait_reachable",
+                               side_effect=base.DriverError("refused")):
+            with self.assertRaisesRegex(base.DriverError,
+                                        "could not be read"):
+                broken.wait_reachable(instance, 5)
+
+    def test_the_projects_own_image_is_not_diagnosed(self):
+        driver, client = self.driver(False)
+        with mock.patch.object(nova.ssh.SshDriver, "wait_reachable",
+                               side_effect=base.DriverError("refused")):
+            with self.assertRaisesRegex(base.DriverError, "^refused$"):
+                driver.wait_reachable(base.Instance("s", "i", "h"), 5)
+        client.servers.get_console_output.assert_not_called()
+
+    def test_a_refusal_while_cloud_init_runs_is_waited_out(self):
+        from tests.unit.test_cloud_init import RAN
+        running = RAN.splitlines()[0]
+        driver, client = self.driver(True, console=running)
+        instance = base.Instance("s1", "id1", "10.0.0.5")
+        refused = nova.ssh.KeyRefusedError("refused")
+        with mock.patch.object(nova.ssh.SshDriver, "wait_reachable",
+                               side_effect=[refused, None]) as login:
+            driver.wait_reachable(instance, 60)
+        self.assertEqual(2, login.call_count)
+        # done, and still refused: final, with the diagnosis
+        client.servers.get_console_output.return_value = \
+            RAN % "DataSourceNone"
+        with mock.patch.object(nova.ssh.SshDriver, "wait_reachable",
+                               side_effect=[refused, None]) as login:
+            with self.assertRaisesRegex(base.DriverError,
+                                        "found no datasource"):
+                driver.wait_reachable(instance, 60)
+        self.assertEqual(1, login.call_count)

@@ -25,7 +25,7 @@ ARGS = os.path.join(TASKS, "args")
 # Which args files each task under tasks/ is meant for.
 TASK_ARGS = {
     "kvm_vs_docker.yaml": ["kek2015.yaml", "aio-quick.yaml",
-                           "aio-decide.yaml",
+                           "aio-decide.yaml", "aio-site-image.yaml",
                            "aio-gvisor.yaml", "kek2015-test-cloud.yaml"],
     "local_kvm_vs_containers.yaml": ["kek2015.yaml", "local-quick.yaml",
                                      "local-quick-fileio.yaml",

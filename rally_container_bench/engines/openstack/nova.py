@@ -15,15 +15,19 @@ and ``OS-SRV-USG:launched_at`` and the instance-action events (where the
 user may read them) are recorded next to it as the engine's times.
 """
 
+import contextlib
 import dataclasses
 import itertools
 import logging
 import re
+import time
 
 from rally_container_bench.core import base
+from rally_container_bench.core import cloud_init
 from rally_container_bench.core import ssh
 from rally_container_bench.core import timestamps
 from rally_container_bench.engines.openstack import api
+from rally_container_bench.engines.openstack import console
 
 LOG = logging.getLogger(__name__)
 
@@ -35,6 +39,9 @@ _FAULT_CHARS = 600
 # name (and status), which costs none, and read the whole server every
 # this many polls (an ERROR, the last state) and once the list shows it.
 READ_WHOLE_EVERY = 10
+SITE_IMAGE_HINT = (
+    "the image did not install the key pair's key (a site's image takes "
+    "it through cloud-init, from the metadata service or a config drive)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,6 +64,10 @@ class BootRequest:
     # host); a container hypervisor's servers share its kernel.
     hypervisor_type: str | None = None
     config_drive: bool = False  # cloud-init's data on a config drive
+    # An image of the site's (not rcbench_guest's upload): its key comes
+    # through cloud-init, and its console says why when it does not.
+    site_image: bool = False
+    key_origin: str = "the key pair of rcbench_guest"
 
 
 def _seen(what):
@@ -197,13 +208,46 @@ class NovaDriver(ssh.SshDriver):
 
     def wait_pingable(self, instance, timeout):
         """Return when the server answers ICMP echo (first network step)."""
-        base.wait_pingable(instance.ssh_host, timeout,
-                           self.conf.ssh_poll_interval,
-                           "ping %s (%s)" % (instance.name, instance.ssh_host))
+        with self._explained(instance):
+            base.wait_pingable(instance.ssh_host, timeout,
+                               self.conf.ssh_poll_interval,
+                               "ping %s (%s)" % (instance.name,
+                                                 instance.ssh_host))
+
+    def wait_reachable(self, instance, timeout):
+        """A login; a site image's refusal is final once cloud-init is done.
+
+        cloud-init installs the key pair's key, and may still be at work
+        (waiting for a metadata service) while sshd already answers: the
+        wait goes on while the console shows it running, within timeout.
+        """
+        deadline = time.monotonic() + timeout
+        with self._explained(instance):
+            while True:
+                try:
+                    return super().wait_reachable(
+                        instance, max(deadline - time.monotonic(), 1))
+                except ssh.KeyRefusedError:
+                    if not self.request.site_image or \
+                            time.monotonic() >= deadline or \
+                            not cloud_init.still_running(
+                                console.tail(self.nova, instance)):
+                        raise
+                    LOG.info("%s refuses the key while cloud-init runs: "
+                             "waiting on" % instance.name)
+
+    def _explained(self, instance):
+        """A site image's console diagnosis on a failed network phase."""
+        if not self.request.site_image:
+            return contextlib.nullcontext()
+        return console.explained(self.nova, instance, self.request.ssh_user)
 
     def executor(self, instance):
+        hint = SITE_IMAGE_HINT if self.request.site_image \
+            else ssh.REBUILD_HINT
         return ssh.SSHExecutor(instance, self.private_key, kind=self.name,
-                               key_origin="the key pair of rcbench_guest")
+                               key_origin=self.request.key_origin,
+                               refused_hint=hint)
 
     def record_engine_times(self, instance):
         if instance.engine_times:
@@ -320,53 +364,6 @@ def fault_hint(message):
                 "rewrote its Placement inventory while servers were "
                 "claimed at once, e.g. its memory size changed)")
     return ""
-
-
-# rcbench's own extra specs (the task that made the flavor): bookkeeping,
-# no tuning; Nova's scheduler filters ignore a namespace they do not know.
-OWN_SPECS = "rcbench:"
-
-
-def flavor_tuning(extra_specs):
-    """Facts of a flavor's extra specs: the report's tuning label.
-
-    {"hw:cpu_policy": "dedicated", "hw:mem_page_size": "large"} ->
-    tuning "cpu_policy-dedicated+mem_page_size-large" (the "hw:" namespace
-    left out, others kept but rcbench's own), so servers of a tuned flavor
-    stand apart from the untuned ones in the comparison report.
-    """
-    extra_specs = {key: value for key, value in (extra_specs or {}).items()
-                   if not key.startswith(OWN_SPECS)}
-    if not extra_specs:
-        return {"tuning": "none"}
-    parts = []
-    for key, value in sorted(extra_specs.items()):
-        key = key[3:] if key.startswith("hw:") else key
-        parts.append(re.sub(r"[^A-Za-z0-9_.-]+", "-",
-                            "%s-%s" % (key, value)))
-    return {"tuning": "+".join(parts),
-            "flavor_extra_specs": ", ".join(
-                "%s=%s" % item for item in sorted(extra_specs.items()))}
-
-
-def hypervisor_facts(nova, server):
-    """What ran the server, for result metadata (admin-only fields).
-
-    The comparison report groups by driver, runtime and acceleration:
-    runtime is Nova's hypervisor type (QEMU, LXC, docker, ironic).
-    """
-    host = getattr(server, "OS-EXT-SRV-ATTR:host", None)
-    node = getattr(server, "OS-EXT-SRV-ATTR:hypervisor_hostname", None)
-    facts = {"compute_host": host, "hypervisor_hostname": node}
-    if node:
-        # search() then get(): "detailed" search needs microversion 2.53.
-        for match in nova.hypervisors.search(node):
-            if match.hypervisor_hostname == node:
-                hypervisor = nova.hypervisors.get(match.id)
-                facts["runtime"] = hypervisor.hypervisor_type.lower()
-                facts["hypervisor_version"] = getattr(
-                    hypervisor, "hypervisor_version", None)
-    return facts
 
 
 def compute_hosts(nova, hypervisor_type=None):

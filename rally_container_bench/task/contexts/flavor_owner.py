@@ -17,10 +17,10 @@ or of ``--task``.
 from rally.common import logging
 from rally.task import context
 
-from rally_container_bench.engines.openstack import nova as nova_driver
+from rally_container_bench.engines.openstack import nova_facts
 
 LOG = logging.getLogger(__name__)
-TASK_SPEC = nova_driver.OWN_SPECS + "task"
+TASK_SPEC = nova_facts.OWN_SPECS + "task"
 
 
 @context.configure(name="rcbench_flavor_owner", platform="openstack",

@@ -22,6 +22,13 @@ With ``upload: false`` only the key pair is created: boot your own image
 whose cloud-init installs the key pair's key (``config_drive: true``
 where the cloud has no metadata service).
 
+``key`` says whose key: ``image`` the guest image's (it must be built
+here), ``generated`` a key pair made for this workload (core/ssh_keys:
+the private half in a private directory here, removed at cleanup; only
+with ``upload: false``: the uploaded image authorizes its own key),
+``auto`` (default) the guest image's where it is uploaded or built here,
+else a generated one. A site's image needs no build of this project.
+
 With ``shared: true`` and admin credentials the upload is the task's
 (guest_share): once per task and form, shared with every workload's
 projects, deleted by the workload with ``last: true`` (the task's last to
@@ -45,7 +52,9 @@ from rally_openstack.common import consts
 from rally_openstack.common.services.image import image as image_service
 from rally_openstack.task import context as os_context
 
+from rally_container_bench.core import ssh_keys
 from rally_container_bench.engines import registry
+from rally_container_bench.images import guest as guest_lib
 from rally_container_bench import opts
 from rally_container_bench.task.contexts import guest_share
 
@@ -57,6 +66,7 @@ VM_COMMAND_LINE = ("root=/dev/vda rw console=ttyS0 net.ifnames=0 "
                    "init=/sbin/rcbench-init -- dhcp")
 VM_HYPERVISORS = ("qemu", "kvm")
 HYPERVISORS = VM_HYPERVISORS + ("lxc", "docker")
+KEY_SOURCES = ("auto", "image", "generated")
 # The docker form is written per upload: its tag is the image's name.
 DOCKER_ARCHIVE = "<docker-archive named after the image>"
 
@@ -88,6 +98,18 @@ def _resolved(properties, uploaded):
             else value for key, value in properties.items()}
 
 
+def key_source(config):
+    """image or generated: the key an rcbench_guest config logs in with."""
+    chosen = (config or {}).get("key", "auto")
+    if chosen != "auto":
+        return chosen
+    if (config or {}).get("upload", True):
+        return "image"
+    built = guest_lib.GuestImage.in_cache(
+        opts.register().image_cache_dir).is_built()
+    return "image" if built else "generated"
+
+
 @validation.add("required_platform", platform="openstack", users=True)
 @context.configure(name="rcbench_guest", platform="openstack", order=410)
 class GuestImage(os_context.OpenStackContext):
@@ -107,41 +129,57 @@ class GuestImage(os_context.OpenStackContext):
             "shared": {"type": "boolean"},
             "config_drive": {"type": "boolean"},
             "last": {"type": "boolean"},
+            "key": {"enum": list(KEY_SOURCES)},
         },
         "additionalProperties": False,
     }
     DEFAULT_CONFIG = {"hypervisor_type": "qemu", "upload": True}
 
     def setup(self):
+        upload = self.config.get("upload", True)
         try:
-            image = registry.guest_image(opts.register())
+            image = registry.guest_image(opts.register()) \
+                if upload or key_source(self.config) == "image" else None
         except Exception as e:
             raise exceptions.ContextSetupFailure(
                 ctx_name=self.get_name(), msg=str(e))
-        with open(image.private_key + ".pub") as f:
-            public_key = f.read().strip()
+        key = self._key(image)
         form = self.config.get("hypervisor_type", "qemu")
-        shared = self._shared(image, form) \
-            if self.config.get("upload", True) else None
+        shared = self._shared(image, form) if upload else None
         for user, tenant_id in self._iterate_per_tenants():
             clients = user["credential"].clients()
-            guest = {"private_key_file": image.private_key,
-                     "image_dir": image.dir, "hypervisor_type": form,
-                     "config_drive": self.config.get("config_drive", False)}
+            guest = dict(key, hypervisor_type=form,
+                         config_drive=self.config.get("config_drive",
+                                                      False))
             keypair = clients.nova().keypairs.create(
-                self.generate_random_name(), public_key=public_key)
+                self.generate_random_name(), public_key=guest.pop(
+                    "public_key"))
             guest["key_name"] = keypair.name
             if shared is not None:
                 guest_share.share(self._admin_glance(), shared[0].values(),
                                   tenant_id)
                 guest.update(uploaded=shared[0], image_name=shared[1],
                              shared=True)
-            elif self.config.get("upload", True):
+            elif upload:
                 guest["uploaded"], guest["image_name"] = self._upload(
                     clients, image, form)
             if "uploaded" in guest:
                 guest["image"] = guest["uploaded"]["disk"]
             self.context["tenants"][tenant_id]["rcbench_guest"] = guest
+
+    def _key(self, image):
+        """The login key's fields of a tenant's rcbench_guest."""
+        if image is not None:
+            with open(image.private_key + ".pub") as f:
+                return {"private_key_file": image.private_key,
+                        "public_key": f.read().strip(),
+                        "image_dir": image.dir,
+                        "key_origin": "the guest image in %s" % image.dir}
+        pair = ssh_keys.generate()
+        LOG.info("generated the key pair of this workload in %s" % pair.dir)
+        return {"private_key_file": pair.private_key_file,
+                "public_key": pair.public_key, "generated_key_dir": pair.dir,
+                "key_origin": "the key pair generated for this workload"}
 
     def _admin_glance(self):
         return self.context["admin"]["credential"].clients().glance("2")
@@ -209,6 +247,8 @@ class GuestImage(os_context.OpenStackContext):
             if guest.get("key_name"):
                 with _logged("key pair %s" % guest["key_name"]):
                     clients.nova().keypairs.delete(guest["key_name"])
+            if guest.get("generated_key_dir"):
+                ssh_keys.remove(guest["generated_key_dir"])
             if guest.get("shared"):
                 continue  # the task's: see below
             for image_id in guest.get("uploaded", {}).values():

@@ -8,6 +8,7 @@ from rally_openstack.common import consts
 from rally_openstack.task import scenario
 
 from rally_container_bench.engines.openstack import nova as nova_driver
+from rally_container_bench.engines.openstack import nova_facts
 from rally_container_bench import opts
 from rally_container_bench.task.scenarios import cloud
 from rally_container_bench.task.scenarios import phases
@@ -39,6 +40,8 @@ class NovaInstancesScenario(cloud.CloudInstanceMixin,
             availability_zone = self._spread_zone(availability_zone,
                                                   hypervisor_type)
         guest = self.context["tenant"].get("rcbench_guest", {})
+        # nova-docker's image authorizes the guest image's key itself
+        site_image = bool(image) and hypervisor_type != "docker"
         image = image or guest.get("image")
         with open(guest["private_key_file"]) as f:
             private_key = f.read()
@@ -51,7 +54,10 @@ class NovaInstancesScenario(cloud.CloudInstanceMixin,
             scheduler_hints=scheduler_hints,
             floating_network=self._network_ref(floating_network)[0],
             ssh_user=ssh_user, hypervisor_type=hypervisor_type,
-            config_drive=guest.get("config_drive", False))
+            config_drive=guest.get("config_drive", False),
+            site_image=site_image,
+            key_origin=guest.get("key_origin",
+                                 "the key pair of rcbench_guest"))
         return nova_driver.NovaDriver(
             self.clients("nova"), request, private_key, opts.register(),
             neutron=self.clients("neutron") if floating_network else None,
@@ -89,8 +95,8 @@ class NovaInstancesScenario(cloud.CloudInstanceMixin,
         admin_nova = self._admin_nova()
         if admin_nova is not None:
             server = admin_nova.servers.get(instance.id)
-            facts.update(nova_driver.hypervisor_facts(admin_nova, server))
-        facts.update(nova_driver.flavor_tuning(
+            facts.update(nova_facts.hypervisor_facts(admin_nova, server))
+        facts.update(nova_facts.flavor_tuning(
             self._extra_specs(admin_nova, driver.request.flavor)))
         warm = self.context.get("rcbench_nova_warmup")
         if warm:
@@ -123,6 +129,11 @@ class NovaInstancesScenario(cloud.CloudInstanceMixin,
         return "kvm" if "kvm-clock" in result.stdout else "tcg"
 
 
+def home_of(user):
+    """A login user's home where cloud images make it."""
+    return "/root" if user == "root" else "/home/%s" % user
+
+
 def validators(cls):
     """The validators every NovaInstances scenario has."""
     for add in reversed([
@@ -140,6 +151,7 @@ def validators(cls):
             validation.add("flavor_exists", param_name="flavor"),
             validation.add("image_exists", param_name="image",
                            nullable=True),
+            validation.add("rcbench_site_image", param_name="image"),
             validation.add("rcbench_network_exists", param_name="network"),
             validation.add("rcbench_network_exists",
                            param_name="floating_network"),
@@ -215,7 +227,7 @@ class BootSysbenchDelete(NovaInstancesScenario):
     def run(self, flavor, tests, image=None, network=None,
             floating_network=None, availability_zone=None,
             scheduler_hints=None, hypervisor_type="qemu", ssh_user="root",
-            workdir="/root", timeout=None, compute_hosts=None, repeat=1,
+            workdir=None, timeout=None, compute_hosts=None, repeat=1,
             spread=False, pairing=None):
         """Boot a server, run sysbench inside it over SSH, delete it.
 
@@ -237,6 +249,7 @@ class BootSysbenchDelete(NovaInstancesScenario):
         :param hypervisor_type: the hypervisor the image targets
         :param ssh_user: the image's login user
         :param workdir: directory inside the server for fileio files
+            (default: ssh_user's home, /root or /home/<ssh_user>)
         :param timeout: seconds one sysbench command may take
         :param compute_hosts: how the Rally host logs in to the compute
             hosts ({address: "{host}", port, user, key_file, sysbench,
@@ -262,5 +275,6 @@ class BootSysbenchDelete(NovaInstancesScenario):
             environment = self._environment(driver, instance,
                                             hypervisor_type)
             self._tests_on_compute_host(driver, instance, environment,
-                                        compute_hosts, tests, workdir,
+                                        compute_hosts, tests,
+                                        workdir or home_of(ssh_user),
                                         timeout, repeat, pairing)

@@ -1,0 +1,54 @@
+"""Facts of a Nova server for the report: its host, hypervisor, tuning.
+
+Read with admin credentials where the env has them (the host and the
+hypervisor are admin-only fields); no Rally import here.
+"""
+
+import re
+
+
+# rcbench's own extra specs (the task that made the flavor): bookkeeping,
+# no tuning; Nova's scheduler filters ignore a namespace they do not know.
+OWN_SPECS = "rcbench:"
+
+
+def flavor_tuning(extra_specs):
+    """Facts of a flavor's extra specs: the report's tuning label.
+
+    {"hw:cpu_policy": "dedicated", "hw:mem_page_size": "large"} ->
+    tuning "cpu_policy-dedicated+mem_page_size-large" (the "hw:" namespace
+    left out, others kept but rcbench's own), so servers of a tuned flavor
+    stand apart from the untuned ones in the comparison report.
+    """
+    extra_specs = {key: value for key, value in (extra_specs or {}).items()
+                   if not key.startswith(OWN_SPECS)}
+    if not extra_specs:
+        return {"tuning": "none"}
+    parts = []
+    for key, value in sorted(extra_specs.items()):
+        key = key[3:] if key.startswith("hw:") else key
+        parts.append(re.sub(r"[^A-Za-z0-9_.-]+", "-",
+                            "%s-%s" % (key, value)))
+    return {"tuning": "+".join(parts),
+            "flavor_extra_specs": ", ".join(
+                "%s=%s" % item for item in sorted(extra_specs.items()))}
+
+
+def hypervisor_facts(nova, server):
+    """What ran the server, for result metadata (admin-only fields).
+
+    The comparison report groups by driver, runtime and acceleration:
+    runtime is Nova's hypervisor type (QEMU, LXC, docker, ironic).
+    """
+    host = getattr(server, "OS-EXT-SRV-ATTR:host", None)
+    node = getattr(server, "OS-EXT-SRV-ATTR:hypervisor_hostname", None)
+    facts = {"compute_host": host, "hypervisor_hostname": node}
+    if node:
+        # search() then get(): "detailed" search needs microversion 2.53.
+        for match in nova.hypervisors.search(node):
+            if match.hypervisor_hostname == node:
+                hypervisor = nova.hypervisors.get(match.id)
+                facts["runtime"] = hypervisor.hypervisor_type.lower()
+                facts["hypervisor_version"] = getattr(
+                    hypervisor, "hypervisor_version", None)
+    return facts
