@@ -8,7 +8,12 @@ compute host with rcbench_guest's key pair (upload: false) handed to
 cloud-init on a config drive (the test cloud has no metadata service),
 logs in as cloud-init's user, waits for cloud-init (its own phase),
 pushes this host's sysbench build and pairs each test with the compute
-host's twin: one build on both sides.
+host's twin: one build on both sides. In the same task a second server
+of the image gets no config drive: the key never reaches it (the test
+cloud has no metadata service), and its iteration must fail within a
+bound with the reason; a third boots an image without cloud-init (this
+project's guest image, which authorizes only its own key), which must
+fail likewise. Then validation against Glance.
 """
 
 import io
@@ -16,87 +21,75 @@ import json
 import os
 import unittest
 
+from rally_container_bench.engines import registry
 from rally_container_bench.images import cloud_image
 from rally_container_bench import opts
+from rally_container_bench.task.contexts import openstack_guest
 from tests.functional import helpers
 from tests.functional_openstack import cloud
 
-TIMES = 2
 # A login within this (ssh_timeout) or the reason: the key never taken.
 BOUND_S = 300
 SITE_ARGS = os.path.join(helpers.TOP, "tasks", "args",
                          "aio-site-image.yaml")
 
 
-def _task(image_name, hosts, config_drive=True, times=TIMES,
-          title="QEMU server from the cloud image stand-in"):
+def _workload(image_name, hosts, config_drive):
+    return {
+        "scenario": {"NovaInstances.boot_sysbench_delete": {
+            "flavor": {"name": "rcbench-site-image"},
+            "image": {"name": image_name},
+            "network": "rcbench-provider",
+            "tests": ["quick-cpu"],
+            "hypervisor_type": "qemu",
+            "ssh_user": cloud_image.USER,
+            "compute_hosts": hosts}},
+        "contexts": {
+            "users": {"tenants": 1, "users_per_tenant": 1},
+            "flavors": [{"name": "rcbench-site-image", "ram": 1024,
+                         "vcpus": 1, "disk": 5}],
+            "allow_ssh": None,
+            "rcbench_guest": {"hypervisor_type": "qemu", "upload": False,
+                              "key": "generated",
+                              "config_drive": config_drive}},
+        "runner": {"constant": {"times": 1, "concurrency": 1}},
+        "sla": {"failure_rate": {"max": 0}}}
+
+
+def _task(image_name, hosts, without_cloud_init):
     return {
         "version": 2, "title": "a site's cloud image (stand-in)",
-        "subtasks": [{
-            "title": title,
-            "workloads": [{
-                "scenario": {"NovaInstances.boot_sysbench_delete": {
-                    "flavor": {"name": "rcbench-site-image"},
-                    "image": {"name": image_name},
-                    "network": "rcbench-provider",
-                    "tests": ["quick-cpu"],
-                    "hypervisor_type": "qemu",
-                    "ssh_user": cloud_image.USER,
-                    "workdir": "/tmp",
-                    "compute_hosts": hosts}},
-                "contexts": {
-                    "users": {"tenants": 1, "users_per_tenant": 1},
-                    "flavors": [{"name": "rcbench-site-image", "ram": 1024,
-                                 "vcpus": 1, "disk": 3}],
-                    "allow_ssh": None,
-                    "rcbench_guest": {"hypervisor_type": "qemu",
-                                      "upload": False, "key": "generated",
-                                      "config_drive": config_drive}},
-                "runner": {"constant": {"times": times,
-                                        "concurrency": 1}},
-                "sla": {"failure_rate": {"max": 0}}}]}]}
+        "subtasks": [
+            {"title": "QEMU server from the cloud image stand-in",
+             "workloads": [_workload(image_name, hosts, True)]},
+            {"title": "the same without a config drive: no key",
+             "workloads": [_workload(image_name, hosts, False)]},
+            {"title": "an image without cloud-init",
+             "workloads": [_workload(without_cloud_init, hosts, True)]}]}
 
 
-class SiteImageTestCase(unittest.TestCase):
+def _upload_guest_image(testcase, glance):
+    """This project's guest image as a site's image without cloud-init.
 
-    @classmethod
-    def setUpClass(cls):
-        cls.home = cloud.aio_rally_home(helpers.QUIET_OPTIONS)
-        cls.addClassCleanup(cls.home.close)
-        image = cloud_image.build(opts.register().image_cache_dir)
-        from glanceclient import client as glance_client
-        glance = glance_client.Client("2", session=cloud.admin_session())
-        name = "rcbench-cloud-standin-%s" % image.id
-        created = _upload_standin(cls, glance, name)
-        with open(image.disk, "rb") as f:
+    Its QEMU form (kernel, ramdisk, disk linked to them), under a name of
+    its own: it authorizes only its own key and has no cloud-init.
+    """
+    guest = registry.guest_image(opts.register())
+    name = "rcbench-no-cloud-init-%s" % guest.id
+    uploaded = {}
+    for role, disk, container, path, props in \
+            openstack_guest.image_forms("qemu", guest):
+        for old in glance.images.list(filters={"name": name + "-" + role}):
+            glance.images.delete(old["id"])
+        created = glance.images.create(
+            name="%s-%s" % (name, role), disk_format=disk,
+            container_format=container, visibility="public",
+            **openstack_guest._resolved(props, uploaded))
+        testcase.addClassCleanup(glance.images.delete, created["id"])
+        with open(path, "rb") as f:
             glance.images.upload(created["id"], f)
-        task = os.path.join(cls.home.path, "site-image.json")
-        with open(task, "w") as f:
-            json.dump(_task(name, cloud.compute_hosts()), f)
-        uuid, cls.output = cls.home.start(task)
-        cls.report = cls.home.results(uuid)
-
-    def test_each_server_boots_takes_the_key_and_runs_one_build(self):
-        (workload,) = helpers.workloads(self.report)
-        self.assertEqual(0, workload["failed_iteration_count"],
-                         [i["error"] for i in workload["data"]])
-        self.assertEqual(TIMES, workload["total_iteration_count"])
-        for iteration in workload["data"]:
-            # cloud-init's own phase, after the login, before the tests
-            self.assertEqual(
-                ["build", "network", "cloud_init", "sysbench.cpu",
-                 "delete"],
-                [n for n in helpers.atomic_names(iteration)
-                 if not n.startswith("native")], iteration)
-            print("phases: %s" % ", ".join(
-                "%s %.1f s" % (a["name"], a["finished_at"] - a["started_at"])
-                for a in iteration["atomic_actions"]))
-            env = helpers.environment(iteration)
-            self.assertIn("pushed", env["sysbench_build"])
-            self.assertEqual(
-                helpers.sysbench_build_id(env["sysbench_build"]),
-                helpers.sysbench_build_id(env["twin_sysbench_build"]))
-            self.assertEqual(env["compute_host"], env["twin_host"])
+        uploaded[role] = created["id"]
+    return name + "-disk"
 
 
 def _upload_standin(testcase, glance, name, **fields):
@@ -110,47 +103,73 @@ def _upload_standin(testcase, glance, name, **fields):
     return created
 
 
-class KeyNeverTakenTestCase(unittest.TestCase):
-    """An image that never takes the key fails with the reason, bounded.
-
-    The stand-in without a config drive on a cloud without a metadata
-    service: cloud-init finds no datasource, the key pair never reaches
-    the server. Its one iteration fails in the network phase, within a
-    bound, saying so from the server's console.
-    """
+class SiteImageTestCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        # the bound: a login within ssh_timeout (cloud-init's wait for a
-        # metadata service that never answers is in it)
+        # the bound of the key never taken: ssh_timeout (cloud-init's
+        # wait for a metadata service that never answers is in it)
         cls.home = cloud.aio_rally_home(dict(helpers.QUIET_OPTIONS,
                                              ssh_timeout=BOUND_S))
         cls.addClassCleanup(cls.home.close)
         image = cloud_image.build(opts.register().image_cache_dir)
         from glanceclient import client as glance_client
         glance = glance_client.Client("2", session=cloud.admin_session())
-        name = "rcbench-cloud-standin-nokey-%s" % image.id
+        name = "rcbench-cloud-standin-%s" % image.id
         created = _upload_standin(cls, glance, name)
         with open(image.disk, "rb") as f:
             glance.images.upload(created["id"], f)
-        task = os.path.join(cls.home.path, "no-key.json")
+        without = _upload_guest_image(cls, glance)
+        task = os.path.join(cls.home.path, "site-image.json")
         with open(task, "w") as f:
-            json.dump(_task(name, cloud.compute_hosts(), config_drive=False,
-                            times=1, title="the key never taken"), f)
+            json.dump(_task(name, cloud.compute_hosts(), without), f)
         uuid, cls.output = cls.home.start(task)
-        cls.report = cls.home.results(uuid)
+        cls.taken, cls.never, cls.without = helpers.workloads(
+            cls.home.results(uuid))
 
-    def test_the_iteration_fails_with_the_reason_within_the_bound(self):
-        (workload,) = helpers.workloads(self.report)
-        self.assertEqual(1, workload["failed_iteration_count"])
+    def test_the_server_boots_takes_the_key_and_runs_one_build(self):
+        workload = self.taken
+        self.assertEqual(0, workload["failed_iteration_count"],
+                         [i["error"] for i in workload["data"]])
         (iteration,) = workload["data"]
+        # cloud-init's own phase, after the login, before the tests
+        self.assertEqual(
+            ["build", "network", "cloud_init", "sysbench.cpu", "delete"],
+            [n for n in helpers.atomic_names(iteration)
+             if not n.startswith("native")], iteration)
+        print("phases: %s" % ", ".join(
+            "%s %.1f s" % (a["name"], a["finished_at"] - a["started_at"])
+            for a in iteration["atomic_actions"]))
+        env = helpers.environment(iteration)
+        self.assertIn("pushed", env["sysbench_build"])
+        self.assertEqual(
+            helpers.sysbench_build_id(env["sysbench_build"]),
+            helpers.sysbench_build_id(env["twin_sysbench_build"]))
+        self.assertEqual(env["compute_host"], env["twin_host"])
+
+    def test_a_key_never_taken_fails_with_the_reason_within_the_bound(self):
+        self.assertEqual(1, self.never["failed_iteration_count"])
+        (iteration,) = self.never["data"]
         error = " ".join(iteration["error"])
-        print("error: %s" % error)
+        print("error: %s" % error[:800])
         self.assertIn("refused the key", error)
         self.assertIn("cloud-init", error)
         self.assertIn("found no datasource", error)
         self.assertIn("config_drive: true", error)
         self.assertNotIn("images build --force", error)
+        network = [a for a in iteration["atomic_actions"]
+                   if a["name"] == "network"]
+        took = network[0]["finished_at"] - network[0]["started_at"]
+        print("network phase until the refusal: %.0f s" % took)
+        self.assertLess(took, BOUND_S)
+
+    def test_an_image_without_cloud_init_fails_with_the_reason(self):
+        self.assertEqual(1, self.without["failed_iteration_count"])
+        (iteration,) = self.without["data"]
+        error = " ".join(iteration["error"])
+        print("error: %s" % error[:800])
+        self.assertIn("refused the key", error)
+        self.assertIn("console log shows no cloud-init", error)
         network = [a for a in iteration["atomic_actions"]
                    if a["name"] == "network"]
         took = network[0]["finished_at"] - network[0]["started_at"]
