@@ -95,7 +95,8 @@ def _said(summary, report):
                  instrument.summary_line(report.get("instrument"))))
     for note in summary["instrument_notes"]:
         print(note)
-    print(pairing_line(summary.get("pairing") or {}))
+    print(pairing_line(summary.get("pairing") or {},
+                       report.get("rows") or ()))
     print(decide_cost.line(summary["cost"]))
     for cell in summary["undecided"]:
         print("undecided: " + cell)
@@ -104,8 +105,13 @@ def _said(summary, report):
     return 1 if summary["sla_failed"] else 0
 
 
-def pairing_line(pairing):
-    """How the run's tests met their twins (decide.json's pairing)."""
+def pairing_line(pairing, rows=()):
+    """How the run's tests met their twins (decide.json's pairing).
+
+    The modes asked per step; where at once was asked and no cell ran so
+    (a cloud's hosts with no core to spare), that too: rows are the
+    comparison's, each with the mode its pairs ran in.
+    """
     said = "; ".join("at %s: %s" % (step, ", ".join(
         "%s %s" % (kind, cpu_pairs.SAID[mode])
         for kind, mode in sorted(modes.items())))
@@ -119,6 +125,11 @@ def pairing_line(pairing):
             "%s A/A %.2f %% at once, %.2f %% in sequence" % (
                 kind, 100 * f["aa_sd_at_once"], 100 * f["aa_sd_in_sequence"])
             for kind, f in found)
+    ran = {row["pairing"] for row in rows if row.get("pairing")}
+    at_once = cpu_pairs.SAID[cpu_pairs.AT_ONCE]
+    if ran and at_once in said and at_once not in ran:
+        said += ("; asked, but every cell ran %s (the placement table "
+                 "says why)" % ", ".join(sorted(ran)))
     return "pairs: " + said
 
 

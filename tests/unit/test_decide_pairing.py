@@ -124,3 +124,14 @@ class PairingLineTestCase(unittest.TestCase):
                                         "aa_sd_in_sequence": 0.025},
                                 "memory": {"aa_sd_at_once": None}}}))
         self.assertEqual("pairs: all in sequence", decide.pairing_line({}))
+
+    def test_at_once_asked_where_no_cell_could_is_said(self):
+        from rally_container_bench.cli import decide
+        asked = {"modes": {"1": {"cpu": "at-once"}}}
+        rows = [{"pairing": "in sequence"}, {"pairing": None}]
+        self.assertEqual(
+            "pairs: at 1: cpu at once; the rest in sequence; asked, but "
+            "every cell ran in sequence (the placement table says why)",
+            decide.pairing_line(asked, rows))
+        rows.append({"pairing": "at once"})
+        self.assertNotIn("asked, but", decide.pairing_line(asked, rows))
