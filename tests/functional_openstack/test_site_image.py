@@ -16,9 +16,11 @@ project's guest image, which authorizes only its own key), which must
 fail likewise. Then validation against Glance.
 """
 
+import glob
 import io
 import json
 import os
+import tempfile
 import unittest
 
 from rally_container_bench.engines import registry
@@ -30,6 +32,7 @@ from tests.functional_openstack import cloud
 
 # A login within this (ssh_timeout) or the reason: the key never taken.
 BOUND_S = 300
+KEY_DIRS = os.path.join(tempfile.gettempdir(), "rcbench-keypair-*")
 SITE_ARGS = os.path.join(helpers.TOP, "tasks", "args",
                          "aio-site-image.yaml")
 
@@ -120,6 +123,7 @@ class SiteImageTestCase(unittest.TestCase):
         with open(image.disk, "rb") as f:
             glance.images.upload(created["id"], f)
         without = _upload_guest_image(cls, glance)
+        cls.keys_before = set(glob.glob(KEY_DIRS))
         task = os.path.join(cls.home.path, "site-image.json")
         with open(task, "w") as f:
             json.dump(_task(name, cloud.compute_hosts(), without), f)
@@ -146,6 +150,11 @@ class SiteImageTestCase(unittest.TestCase):
             helpers.sysbench_build_id(env["sysbench_build"]),
             helpers.sysbench_build_id(env["twin_sysbench_build"]))
         self.assertEqual(env["compute_host"], env["twin_host"])
+
+    def test_no_generated_private_key_is_left(self):
+        # each workload's key pair: in Nova and in a directory here,
+        # both gone at cleanup (the failed workloads' too)
+        self.assertEqual(set(), set(glob.glob(KEY_DIRS)) - self.keys_before)
 
     def refusal(self, workload):
         """The one failed iteration's error; its network phase bounded."""

@@ -144,6 +144,8 @@ class GuestImage(os_context.OpenStackContext):
             raise exceptions.ContextSetupFailure(
                 ctx_name=self.get_name(), msg=str(e))
         key = self._key(image)
+        # removed at cleanup even where setup fails before a tenant has it
+        self._key_dir = key.get("generated_key_dir")
         form = self.config.get("hypervisor_type", "qemu")
         shared = self._shared(image, form) if upload else None
         for user, tenant_id in self._iterate_per_tenants():
@@ -254,6 +256,8 @@ class GuestImage(os_context.OpenStackContext):
             for image_id in guest.get("uploaded", {}).values():
                 with _logged("image %s" % image_id):
                     clients.glance("2").images.delete(image_id)
+        if getattr(self, "_key_dir", None):
+            ssh_keys.remove(self._key_dir)
         self._cleanup_shared()
         # What the loop above could not see (setup failed half-way). Imported
         # here: the module reads rally-openstack's options at import, which
