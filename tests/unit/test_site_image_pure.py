@@ -46,7 +46,9 @@ class ImageFieldsTestCase(unittest.TestCase):
             "status is queued": {"status": "queued"},
             "hypervisor_type is lxc": {"hypervisor_type": "lxc"},
             "disk_format is aki": {"disk_format": "aki"},
-            "an ami needs kernel_id": {"disk_format": "ami"},
+            "disk_format is ami": {"disk_format": "ami"},
+            "an ami without kernel_id": {"disk_format": "ami",
+                                         "container_format": "ami"},
             "container_format is docker": {"container_format": "docker"},
             "hw_vm_mode is exe": {"hw_vm_mode": "exe"},
             "architecture is aarch64": {"architecture": "aarch64"},
@@ -56,6 +58,11 @@ class ImageFieldsTestCase(unittest.TestCase):
                 found = self.problems(**fields)
                 self.assertEqual(1, len(found), found)
                 self.assertIn(expected, found[0])
+
+    def test_an_ami_boots_with_its_kernel(self):
+        self.assertEqual([], self.problems(
+            disk_format="ami", container_format="ami", kernel_id="k1",
+            ramdisk_id="r1"))
 
     def test_the_architecture_is_free_where_the_image_runs_its_own(self):
         self.assertEqual([], self.problems(machine=None,

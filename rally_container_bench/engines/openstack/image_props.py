@@ -43,13 +43,15 @@ def problems(image, hypervisor_type, architecture=None):
     disk = image.get("disk_format")
     container = image.get("container_format")
     if wanted == "qemu":
-        if disk and disk not in VM_DISK_FORMATS:
-            found.append(
-                "its disk_format is %s, not a disk a VM boots (%s)%s"
-                % (disk, ", ".join(VM_DISK_FORMATS),
-                   "; an ami needs kernel_id and ramdisk_id"
-                   if disk == "ami" else ""))
-        if container and container not in ("bare", "ovf", "ova"):
+        ami = disk == "ami" and container == "ami"
+        if ami and not image.get("kernel_id"):
+            found.append("it is an ami without kernel_id: a root "
+                         "filesystem boots with a kernel of its own")
+        elif disk and disk not in VM_DISK_FORMATS and not ami:
+            found.append("its disk_format is %s, not a disk a VM boots "
+                         "(%s)" % (disk, ", ".join(VM_DISK_FORMATS)))
+        if container and container not in ("bare", "ovf", "ova") \
+                and not ami:
             found.append("its container_format is %s: a VM boots bare "
                          "(or ovf) images" % container)
     elif wanted == "lxc":
