@@ -10,6 +10,7 @@ stand-in exactly as they talk to dockerd.
 import http.server
 import json
 import os
+import shutil
 import socketserver
 import tempfile
 import threading
@@ -80,6 +81,7 @@ class DeadlockedDockerdTestCase(unittest.TestCase):
 
     def setUp(self):
         scratch = tempfile.mkdtemp(prefix="rcbench-deadlock-")
+        self.addCleanup(shutil.rmtree, scratch, True)
         path = os.path.join(scratch, "docker.sock")
         self.server = _StandInDockerd(path)
         threading.Thread(target=self.server.serve_forever,

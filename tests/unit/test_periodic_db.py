@@ -33,8 +33,9 @@ class PeriodicDatabaseTestCase(unittest.TestCase):
             '"127.0.0.1", port 1 failed: user=u password=***; u:***@h',
             periodic_db.hide(said, ["p"]))
         # as written in the URL and decoded, as a driver may print it
-        self.assertEqual(["s3cr%2Ft", "s3cr/t"],
-                         periodic_db.Database(URL, "j").secrets)
+        store = periodic_db.Database(URL, "j")
+        self.addCleanup(store.close)  # its rally.conf holds the URL
+        self.assertEqual(["s3cr%2Ft", "s3cr/t"], store.secrets)
         self.assertEqual("*** and ***", periodic_db.hide(
             "s3cr%2Ft and s3cr/t", ["s3cr%2Ft", "s3cr/t"]))
 

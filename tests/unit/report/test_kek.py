@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import tempfile
 import unittest
 
@@ -131,6 +132,7 @@ class KekTestCase(unittest.TestCase):
 
     def test_the_command_writes_the_table_or_says_why_not(self):
         tmp = tempfile.mkdtemp(prefix="rcbench-kek-")
+        self.addCleanup(shutil.rmtree, tmp, True)
         path = os.path.join(tmp, "comparison.json")
         with open(path, "w") as f:
             json.dump(report([row("docker", "sysbench.cpu.events_per_s", 4,
