@@ -2,7 +2,11 @@
 # Install what rally-container-bench needs on Debian bookworm (as root), and
 # a Python venv (.venv) with the package, Rally and tox. Idempotent: a second
 # run with everything present installs nothing and takes seconds.
-#   tools/install-deps.sh            system packages + .venv
+#   tools/install-deps.sh        what the tests need too (README command 2, CI)
+#   tools/install-deps.sh run    what rcbench decide on this machine's engines
+#                                needs (README command 1): no test tools
+# The system packages and the venv install side by side (apt is mostly I/O
+# and dpkg, uv mostly downloads): ~25 s on a fresh machine for "run".
 # Environment: RCBENCH_VENV (default <repo>/.venv), PYTHON (default python3),
 # RCBENCH_BUILDS_LATER (set: leave out the builds of sysbench 0.4.12 and
 # crictl, which the caller runs itself).
@@ -10,39 +14,51 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 venv="${RCBENCH_VENV:-$top/.venv}"
 python="${PYTHON:-python3}"
+what="${1:-all}"
+case "$what" in
+    run|all) ;;
+    *) echo "usage: tools/install-deps.sh [run|all]" >&2; exit 2 ;;
+esac
 
-# sysbench, fio, iperf3, wrk, nginx-light: the workloads (the network ones'
-# clients run here, and natively their servers too); gcc..libtool: build sysbench 0.4.12 (KEK's version);
-# mmdebstrap..openssh-client: the offline guest image (genisoimage: the
-# cloud image stand-in's cloud-init seed); then the engines
-# (iputils-ping: the network phase of Nova servers pings them);
-# chromium: the tests open the comparison report in it, headless;
-# postgresql: the periodic job's shared database in the tests. containerd
-# also runs on its own for the lifecycle runtimes containerd / cri-containerd.
-packages=(sysbench fio iperf3 wrk nginx-light gcc make autoconf automake libtool python3-venv chromium postgresql
-          mmdebstrap e2fsprogs qemu-utils openssh-client genisoimage
-          docker.io containerd podman crun runc runsc containernetworking-plugins conmon
+# rcbench decide on the local engines: sysbench (the workload; its build is
+# baked into the guest image), mmdebstrap..openssh-client (the offline guest
+# image), then the engines (iputils-ping: the network phase of Nova servers
+# pings them), python3-venv for the venv.
+packages=(sysbench python3-venv
+          mmdebstrap e2fsprogs qemu-utils openssh-client
+          docker.io containerd podman crun runc containernetworking-plugins conmon
           slirp4netns uidmap catatonit iptables iproute2 iputils-ping
           lxc
           qemu-system-x86 libvirt-daemon-system libvirt-clients
           libvirt-daemon-driver-qemu libvirt-daemon-driver-lxc)
+# The tests' too: fio, iperf3, wrk, nginx-light (the other workloads: the
+# network ones' clients run here, and natively their servers too);
+# gcc..libtool (sysbench 0.4.12, KEK's version, built from source);
+# genisoimage (the cloud image stand-in's cloud-init seed); runsc (gVisor);
+# chromium (the tests open the comparison report in it, headless);
+# postgresql (the periodic job's shared database). containerd also runs on
+# its own for the lifecycle runtimes containerd / cri-containerd.
+if [ "$what" = all ]; then
+    packages+=(fio iperf3 wrk nginx-light gcc make autoconf automake libtool
+               genisoimage runsc chromium postgresql)
+fi
 
 missing=()
 for pkg in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" \
         || missing+=("$pkg")
 done
-if [ ${#missing[@]} -gt 0 ]; then
+apt_install() {  # PKG...
     if [ "$(id -u)" != 0 ]; then
-        echo "install-deps: need root to apt-get install ${missing[*]}" >&2
-        exit 1
+        echo "install-deps: need root to apt-get install $*" >&2
+        return 1
     fi
-    echo "install-deps: apt-get install ${missing[*]}" >&2
-    apt-get update -qq
+    echo "install-deps: apt-get install $*" >&2
+    [ -n "${apt_updated:-}" ] || apt-get update -qq
+    apt_updated=1
     # No service starts at install (nginx would take port 80): the
     # workloads start their own daemons, on ports of their own.
-    policy=/usr/sbin/policy-rc.d
-    made_policy=
+    local policy=/usr/sbin/policy-rc.d made_policy=
     if [ ! -e "$policy" ]; then
         printf '#!/bin/sh\nexit 101\n' > "$policy"
         chmod +x "$policy"
@@ -51,29 +67,55 @@ if [ ${#missing[@]} -gt 0 ]; then
     # --force-unsafe-io: no sync after every unpacked file (a machine that
     # loses power mid-install reinstalls anyway).
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        -o Dpkg::Options::=--force-unsafe-io "${missing[@]}" >/dev/null
+        -o Dpkg::Options::=--force-unsafe-io "$@" >/dev/null
     [ -z "$made_policy" ] || rm -f "$policy"
-fi
+}
 
 # The venv is redone when the package's requirements or the constraints
-# (upper-constraints.txt: the versions CI tested, exactly) change.
+# (upper-constraints.txt: the versions CI tested, exactly) change. uv
+# installs them (6 s on a fresh machine where pip took 33-42 s), pinned by
+# the same constraints.
 constraints="$top/upper-constraints.txt"
 stamp=$(cat "$top/setup.cfg" "$top/requirements.txt" "$constraints" \
     | sha256sum | cut -c1-16)
+make_venv() {
+    echo "install-deps: Python venv $venv (rally, rally-openstack, scipy," \
+         "matplotlib, tox; uv, ~10 s)" >&2
+    "$python" -m venv "$venv"
+    "$venv/bin/pip" install -q -c "$constraints" uv
+    # tox-uv: tox makes its envs with uv too.
+    "$venv/bin/uv" pip install -q --python "$venv/bin/python" \
+        -c "$constraints" -e "$top" tox tox-uv
+    echo "$stamp" > "$venv/.rcbench-requirements"
+}
+venv_job=
 if [ ! -x "$venv/bin/rally" ] || [ ! -x "$venv/bin/tox" ] \
         || [ "$(cat "$venv/.rcbench-requirements" 2>/dev/null)" != "$stamp" ] \
         || ! "$venv/bin/python" -c "import rally_container_bench" 2>/dev/null; then
-    echo "install-deps: Python venv $venv (rally, rally-openstack, scipy," \
-         "matplotlib, tox; ~2 min)" >&2
-    "$python" -m venv "$venv"
-    "$venv/bin/pip" install -q --upgrade pip
-    # tox-uv: tox makes its envs with uv (seconds instead of minutes).
-    "$venv/bin/pip" install -q -c "$constraints" -e "$top" tox tox-uv
-    echo "$stamp" > "$venv/.rcbench-requirements"
+    # python -m venv needs ensurepip (Debian's python3-venv) before anything
+    if ! "$python" -c "import ensurepip" 2>/dev/null; then
+        apt_install python3-venv
+        rest=()
+        for pkg in "${missing[@]}"; do
+            [ "$pkg" = python3-venv ] || rest+=("$pkg")
+        done
+        missing=("${rest[@]}")
+    fi
+    make_venv &
+    venv_job=$!
 fi
+status=0
+if [ ${#missing[@]} -gt 0 ]; then
+    apt_install "${missing[@]}" || status=$?
+fi
+if [ -n "$venv_job" ]; then
+    wait "$venv_job" || { echo "install-deps: the venv failed" >&2; exit 1; }
+fi
+[ "$status" = 0 ] || exit "$status"
 # sysbench 0.4.12 (KEK's) and crictl (cri-containerd): .ci/run builds them
-# beside the guest image instead (RCBENCH_BUILDS_LATER=1).
-if [ -z "${RCBENCH_BUILDS_LATER:-}" ]; then
+# beside the guest image instead (RCBENCH_BUILDS_LATER=1); README command 1
+# needs neither.
+if [ "$what" = all ] && [ -z "${RCBENCH_BUILDS_LATER:-}" ]; then
     "$top/tools/build-sysbench-0.4.sh" >/dev/null
     "$top/tools/build-crictl.sh" >/dev/null
 fi

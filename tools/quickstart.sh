@@ -10,8 +10,14 @@
 #   RCBENCH_TASK_ARGS  task args file   (default tasks/args/local-quick.yaml)
 #   RCBENCH_RALLY_ENV  Rally env name   (default rcbench-local, created empty)
 #   RCBENCH_RESULTS    results directory (default results)
-#   RCBENCH_BUDGET_S   seconds the run may take (default: the args file's
-#                      decide budget_s, 600 s in local-quick.yaml)
+#   RCBENCH_TOTAL_S    seconds the whole command may take, install and
+#                      image included (default 600 with the default args
+#                      file, else unset): rcbench decide gets what is left
+#                      of it (at most the args file's budget_s, at least
+#                      MIN_DECIDE_S); 0: no such limit
+#   RCBENCH_BUDGET_S   seconds rcbench decide may take (default: the args
+#                      file's decide budget_s, 600 s in local-quick.yaml,
+#                      within RCBENCH_TOTAL_S)
 #   RCBENCH_PAIRS_PER_ROUND  pairs of each cell per round (default: the
 #                      args file's pairs_per_round, 6)
 #   RCBENCH_MAX_ROUNDS rounds at most (default: the args file's max_rounds)
@@ -51,7 +57,7 @@ fi
 step() { echo "--- [$(date +%H:%M:%S)] $*"; }
 
 step "installing dependencies (skipped where present)"
-tools/install-deps.sh
+tools/install-deps.sh run
 venv="${RCBENCH_VENV:-$top/.venv}"
 rally() { COLUMNS=200 "$venv/bin/rally" "$@"; }
 export PYTHONUNBUFFERED=1
@@ -70,6 +76,24 @@ rally db ensure >/dev/null
 if ! rally env show "$env_name" >/dev/null 2>&1; then
     step "creating the empty Rally env $env_name (local engines need no cloud)"
     rally env create --name "$env_name" --no-use >/dev/null
+fi
+
+# README command 1 answers within 10 minutes, install and image included:
+# decide gets what is left of them, less REPORT_S for its last reports.
+total="${RCBENCH_TOTAL_S:-}"
+[ -n "$total" ] || [ -n "${RCBENCH_TASK_ARGS:-}" ] || total=600
+REPORT_S=20
+MIN_DECIDE_S=180
+if [ -z "${RCBENCH_BUDGET_S:-}" ] && [ -n "$total" ] && [ "$total" != 0 ]; then
+    left=$(( total - SECONDS - REPORT_S ))
+    if [ "$left" -lt "$MIN_DECIDE_S" ]; then
+        echo "note: the install and image took ${SECONDS} s of the ${total} s;" \
+             "rcbench decide still gets ${MIN_DECIDE_S} s (the next run," \
+             "with both cached, has its whole budget)"
+        left=$MIN_DECIDE_S
+    fi
+    # the args file's budget_s still holds where it is the shorter
+    budget+=(--budget-at-most "$left")
 fi
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)

@@ -65,7 +65,8 @@ def _start(args):
     if hosts_from:
         print("compute hosts from %s: each test paired with a native twin "
               "on its instance's host" % hosts_from)
-    settings = decide_settings.settings_of(task_args, given_settings(args))
+    settings = decide_settings.settings_of(
+        task_args, given_settings(args), args.budget_at_most)
     given = sorted((settings.get("margins") or {}).items())
     margins = decide_settings.margins_of(
         args.margin, ["%s=%s" % item for item in given]
@@ -168,6 +169,11 @@ def add_parser(sub):
     p.add_argument("--budget-s", dest="budget_s", type=float,
                    help="seconds the run may take (default %d)"
                         % decide_settings.DEFAULTS["budget_s"])
+    p.add_argument("--budget-at-most", dest="budget_at_most", type=float,
+                   metavar="SECONDS",
+                   help="the budget is at most this, whatever --budget-s "
+                        "or the args file says (README command 1: what "
+                        "is left of its 10 minutes after the install)")
     p.add_argument("--max-rounds", dest="max_rounds", type=int,
                    help="rounds at most: alpha is spent over them "
                         "(default %d)"

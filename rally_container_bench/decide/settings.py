@@ -55,10 +55,12 @@ def read_task_args(path, text):
     return task_args
 
 
-def settings_of(task_args, given=None):
+def settings_of(task_args, given=None, budget_at_most=None):
     """The decide mapping of the task args (popped), over DEFAULTS.
 
-    given: {key: value or None} from the command line, over the file's.
+    given: {key: value or None} from the command line, over the file's;
+    budget_at_most: seconds the budget may not exceed, whoever set it
+    (README command 1: what its install left of its 10 minutes).
     """
     settings = dict(DEFAULTS, **task_args.pop("decide", {}) or {})
     for key, value in (given or {}).items():
@@ -73,6 +75,11 @@ def settings_of(task_args, given=None):
             or settings["pairs_per_round"] < 1:
         raise ValueError("budget_s > 0, max_rounds >= 1 and "
                          "pairs_per_round >= 1, not %r" % settings)
+    if budget_at_most is not None:
+        if budget_at_most <= 0:
+            raise ValueError("the budget's limit must be > 0, not %r"
+                             % budget_at_most)
+        settings["budget_s"] = min(settings["budget_s"], budget_at_most)
     settings.setdefault("harness_yields", False)
     settings.setdefault("instrument_check", True)
     for flag in ("harness_yields", "instrument_check"):

@@ -73,6 +73,19 @@ class SettingsTestCase(unittest.TestCase):
             "harness_yields"])
         self.assertTrue(settings()["harness_yields"])
 
+    def test_the_budget_is_capped_whoever_set_it(self):
+        # README command 1: what its install left of its 10 minutes
+        capped = decide_settings.settings_of(
+            {"decide": {"budget_s": 600}}, {"budget_s": None}, 480)
+        self.assertEqual(480, capped["budget_s"])
+        # a shorter budget holds
+        self.assertEqual(300, decide_settings.settings_of(
+            {"decide": {"budget_s": 900}}, {"budget_s": 300}, 480)[
+                "budget_s"])
+        with self.assertRaises(ValueError) as caught:
+            decide_settings.settings_of({}, None, 0)
+        self.assertIn("budget's limit must be > 0", str(caught.exception))
+
     def test_bad_settings_are_refused_by_name(self):
         for mapping, words in (
                 ({"budget": 600}, "unknown setting(s) budget"),
