@@ -235,8 +235,10 @@ def upper_quartile(values):
 def pair_spreads(report, cells):
     """{margin key: [pair SD of each cell's headline metric]}.
 
-    Decided cells or not; a kind's cells paired at once apart ("cpu at
-    once": their floor is another).
+    Decided cells or not: each kind's cells in sequence ("cpu"), again
+    by step ("cpu at 1", "cpu at 2": one instance beside its twin pairs
+    steadier than two sharing the CPUs), and those paired at once apart
+    ("cpu at once": their floor is another).
 
     All of a kind's cells, not only those round 1 left undecided: those
     are by selection the noisiest, and two or three of them set a margin
@@ -248,10 +250,15 @@ def pair_spreads(report, cells):
         label = label_of(report, platform)
         for preset in presets:
             for row in headline_rows(report, label, step, preset):
-                if row.get("pair_sd") is not None:
-                    spreads[margins_lib.margin_key(
-                        comparison.kind_of(row["metric"]),
-                        row.get("pairing"))].append(row["pair_sd"])
+                if row.get("pair_sd") is None:
+                    continue
+                kind = comparison.kind_of(row["metric"])
+                mode = row.get("pairing")
+                # the kind's (every step in sequence) and its step's
+                keys = {margins_lib.margin_key(kind, mode),
+                        margins_lib.margin_key(kind, mode, step)}
+                for key in keys:
+                    spreads[key].append(row["pair_sd"])
     return spreads
 
 

@@ -34,9 +34,7 @@ from rally_container_bench.decide import rally_runs
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence
-from rally_container_bench.report import margins as margins_lib
 from rally_container_bench.report import render
-from rally_container_bench.report import results
 from rally_container_bench.report import sequential
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -104,10 +102,11 @@ def yield_kind(args):
     return rally_runs.LOCAL
 
 
-# An auto margin of cells paired at once is never below this: their
-# pairs' floor lies under KEK's +-2 % resolution (cpu pair SD 0.4-0.75 %
-# at once against 2.5 % in sequence, 2026-12-04).
-AT_ONCE_FLOOR = 0.01
+# An auto margin of one step's cells, or of those paired at once, is
+# never below this: their pairs' floor may lie under KEK's +-2 %
+# resolution (cpu pair SD 0.4-0.75 % at once, 2026-12-04; 0.26-0.57 % in
+# sequence at 1 and A/A 0.09-0.46 %, 2026-12-05).
+FINE_FLOOR = 0.01
 
 
 class SequentialRun(campaign.Kept):
@@ -352,18 +351,23 @@ class SequentialRun(campaign.Kept):
     def _choose_margins(self, document, report):
         """Margins of the auto kinds from round 1's cells of each kind.
 
-        For the waves the whole run plans (pairs_per_round x max_rounds),
-        so the margin does not hang on how long round 1 took; never above
-        MAX_AUTO_MARGIN, beyond which "equivalent" would say nothing.
+        One for the kind, one for each step's cells ("cpu at 1") and for
+        those paired at once ("cpu at once"), each from its own cells'
+        pairs and held at what its A/A's can settle. For the waves the
+        whole run plans (pairs_per_round x max_rounds), so the margin does
+        not hang on how long round 1 took; never above MAX_AUTO_MARGIN,
+        beyond which "equivalent" would say nothing.
         """
         rounds = self.looks
         spreads = planner.pair_spreads(report, self.platform_cells)
         floors = planner.pair_spreads(report, self.instrument_aa())
         for kind in self.auto:
             floor = self.margins.get(kind)
-            at_once = margins_lib.margin_key(kind, results.AT_ONCE)
-            for key in [kind] + [at_once] * (at_once in spreads):
-                lowest = floor if key == kind else min(floor, AT_ONCE_FLOOR)
+            # the kind's, then each step's and at once's where they paired
+            own = sorted(key for key in spreads
+                         if key != kind and key.split(" ")[0] == kind)
+            for key in [kind] + own:
+                lowest = floor if key == kind else min(floor, FINE_FLOOR)
                 sd = planner.upper_quartile(spreads.get(key, []))
                 chosen = sequential.margin_from_noise(
                     sd, self.pairs * rounds, self.looks, floor=lowest)

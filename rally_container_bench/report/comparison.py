@@ -105,7 +105,8 @@ def build(documents, title=None, margins=None):
                     continue  # e.g. a footprint (concurrency 1 only)
                 mode = mode_of(collected, key)
                 row = _row(metric, label, concurrency, values, collected,
-                           margin_of(metric["name"], margins, mode),
+                           margin_of(metric["name"], margins, mode,
+                                     concurrency),
                            pairs.get(key), alpha, moments,
                            off_host.get((label, concurrency)))
                 row["pairing"] = mode
@@ -139,7 +140,7 @@ def build(documents, title=None, margins=None):
         "host_rows": placement.host_rows(
             collected, metrics, lambda metric, label, step, values, pairs:
             _row(metric, label, step, values, collected, margin_of(
-                metric["name"], margins), pairs, alpha,
+                metric["name"], margins, step=step), pairs, alpha,
                 off_host=off_host.get((label, step)))),
         "native_levels": levels,
         "cells": collected.cells,

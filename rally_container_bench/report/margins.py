@@ -2,7 +2,10 @@
 
 A margin is given per kind (cpu, memory, disk, ...); a cell whose pairs
 ran at once (validity.cpu_pairs) may have one of its own ("cpu at once"):
-its pairs' floor is another than those in sequence.
+its pairs' floor is another than those in sequence; and so may the
+cells of one concurrency step ("cpu at 1"): one instance beside its
+twin pairs steadier than two that share the host's CPUs (rcbench
+decide chooses each from that step's own pairs).
 """
 
 import fnmatch
@@ -26,24 +29,32 @@ def kind_of(metric):
     return "phase"
 
 
-def margin_of(metric, margins, mode=None):
+def margin_of(metric, margins, mode=None, step=None):
     """The equivalence margin of a metric: its kind's, else the default.
 
     A cell paired at once (mode results.AT_ONCE) takes its kind's margin
     at once ("cpu at once") where one is given: its pairs' floor is
-    another than those in sequence.
+    another than those in sequence; a cell of step its kind's margin at
+    that step ("cpu at 1") where one is given.
     """
     margins = margins or {}
     kind = kind_of(metric)
-    if mode == results.AT_ONCE and margin_key(kind, mode) in margins:
-        return margins[margin_key(kind, mode)]
+    key = margin_key(kind, mode, step)
+    if key in margins:
+        return margins[key]
     return margins.get(kind,
                        margins.get("default", equivalence.DEFAULT_MARGIN))
 
 
-def margin_key(kind, mode):
-    """The margins' key of a kind's cells paired in mode ("cpu at once")."""
-    return kind if mode != results.AT_ONCE else "%s %s" % (kind, mode)
+def margin_key(kind, mode, step=None):
+    """The margins' key of a kind's cells: paired in mode, or at step.
+
+    "cpu at once" for mode results.AT_ONCE, else "cpu at 1" for step 1,
+    else the kind's own ("cpu").
+    """
+    if mode == results.AT_ONCE:
+        return "%s %s" % (kind, mode)
+    return kind if step is None else "%s at %d" % (kind, step)
 
 
 def mode_of(collected, key):

@@ -146,6 +146,10 @@ class PairSpreadsTestCase(unittest.TestCase):
         self.assertEqual([0.004, 0.011, 0.026], sorted(spreads["cpu"]))
         # a cell with no pairs yet has no spread
         self.assertNotIn("memory", spreads)
+        # and each step's apart: one instance beside its twin pairs
+        # steadier than two sharing the CPUs
+        self.assertEqual([0.004, 0.011], sorted(spreads["cpu at 1"]))
+        self.assertEqual([0.026], spreads["cpu at 2"])
 
 
 class UpperQuartileTestCase(unittest.TestCase):

@@ -226,3 +226,27 @@ class DiscardAllTestCase(unittest.TestCase):
             if name in ("containerd", "cri-containerd"):
                 continue  # rcbench cleanup only
             self.assertIn("s_rally_x", cleaner.by_hand("s_rally_x"), name)
+
+
+class ContainerdSweepBeforeStopTestCase(unittest.TestCase):
+
+    def test_a_client_that_is_not_installed_is_skipped_and_said(self):
+        # Stand-in: the drivers' checks and listings (no containerd runs
+        # in the unit tests); the real sweep runs in tests/functional.
+        from rally_container_bench.engines.containerd import cri
+        from rally_container_bench.engines.containerd import ctr
+        from rally_container_bench.engines.containerd import daemon
+        said = []
+        with mock.patch.object(cri.CriContainerd, "check",
+                               return_value=(False, cri.INSTALL_HINT)), \
+                mock.patch.object(ctr.Containerd, "check",
+                                  return_value=(True, "ctr")), \
+                mock.patch.object(ctr.Containerd, "list_ours",
+                                  return_value=["rcbench-1"]), \
+                mock.patch.object(ctr.Containerd,
+                                  "discard") as discard:
+            daemon._remove_containerd_instances(conf())(
+                said.append)
+        self.assertEqual([mock.call("rcbench-1")], discard.call_args_list)
+        self.assertEqual(["cri-containerd: not swept (%s)" % cri.INSTALL_HINT,
+                          "containerd: removed rcbench-1"], said)

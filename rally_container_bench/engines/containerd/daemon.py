@@ -34,6 +34,10 @@ def _remove_containerd_instances(conf):
     """Before our containerd stops: its shims would outlive it."""
     def run(report):
         for cls in (cri.CriContainerd, containerd.Containerd):
+            usable, why = cls.check(conf)
+            if not usable:  # e.g. no crictl: README command 1 builds none
+                report("%s: not swept (%s)" % (cls.name, why))
+                continue
             driver = cls(None, conf)
             for name in driver.list_ours():
                 driver.discard(name)

@@ -13,6 +13,7 @@ import numpy as np
 from rally_container_bench.report import comparison
 from rally_container_bench.report import diff
 from rally_container_bench.report import equivalence
+from rally_container_bench.report import margins as margins_lib
 from rally_container_bench.report import render
 from rally_container_bench.task import output_tables as tables
 from rally_container_bench.workloads import metrics
@@ -343,6 +344,20 @@ class PairingModeTestCase(unittest.TestCase):
         self.assertEqual(("in sequence", 0.02),
                          (row["pairing"], row["margin"]))
         self.assertNotIn("(in sequence)", render.ratio_cell(row))
+
+    def test_a_step_s_margin_holds_for_its_cells_alone(self):
+        margins = {"cpu": 0.02, "cpu at 1": 0.01, "cpu at 2": 0.015}
+        report = comparison.build([self.document(["in sequence"] * 10)],
+                                  margins=margins)
+        row = comparison.rows_for(report, METRIC, "docker-runc", 1)[0]
+        self.assertEqual(0.01, row["margin"])
+        self.assertEqual(0.015, margins_lib.margin_of(METRIC, margins,
+                                                      "in sequence", 2))
+        # a step without its own, and at once, take theirs
+        self.assertEqual(0.02, margins_lib.margin_of(METRIC, margins,
+                                                     "in sequence", 4))
+        self.assertEqual(0.005, margins_lib.margin_of(
+            METRIC, dict(margins, **{"cpu at once": 0.005}), "at once", 1))
 
     def test_results_before_the_modes_read_in_sequence_and_mixed_say_so(self):
         old = comparison.build([self.document([None] * 6)])
