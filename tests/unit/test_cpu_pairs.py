@@ -1,5 +1,6 @@
 """validity.cpu_pairs: the two CPUs of a pair at once, and its modes."""
 
+import os
 import unittest
 
 from rally_container_bench.validity import cpu_pairs
@@ -63,3 +64,22 @@ class ModeTestCase(unittest.TestCase):
 
     def test_the_skew_bound_is_a_hundredth_of_the_run(self):
         self.assertAlmostEqual(0.008, cpu_pairs.skew_bound(0.8))
+
+
+class VmPairsInSequenceTestCase(unittest.TestCase):
+
+    def test_a_vm_asked_at_once_pairs_in_sequence_and_says_why(self):
+        from rally_container_bench.task.scenarios import measured_runs
+        from rally_container_bench.task.scenarios import sysbench_utils
+
+        class Scenario(sysbench_utils.StartBarrierMixin):
+            context = {"iteration": 1}
+        scenario = Scenario()
+        cpu, twin_cpu, placed = scenario._pair_placement(
+            {"cpu": cpu_pairs.AT_ONCE}, vm=True)
+        self.assertEqual(cpu, twin_cpu)
+        self.assertIn(cpu, os.sched_getaffinity(0))
+        self.assertEqual(sysbench_utils.VM_IN_SEQUENCE,
+                         placed.in_sequence_why)
+        self.assertIn("in sequence, at once asked: a VM",
+                      measured_runs.pairing_said(placed))

@@ -131,7 +131,8 @@ class BootSysbenchDelete(LocalInstancesScenario):
             # is no tuning (taken for one, every other iteration of a
             # worker ran unpinned until 2026-12-04)
             cpu, twin_cpu, placed = self._pair_placement(
-                pairing, getattr(engine.tuning, "cpuset", None))
+                pairing, getattr(engine.tuning, "cpuset", None),
+                vm=engine.own_kernel)
         engine.pinned_cpu = cpu
         with contextlib.ExitStack() as stack:
             twin = None
