@@ -5,6 +5,9 @@
 #   tools/install-deps.sh        what the tests need too (README command 2, CI)
 #   tools/install-deps.sh run    what rcbench decide on this machine's engines
 #                                needs (README command 1): no test tools
+#   tools/install-deps.sh image  what the guest image build needs, and the
+#                                venv (README command 1 runs "run" beside
+#                                the image build after it)
 # The system packages and the venv install side by side (apt is mostly I/O
 # and dpkg, uv mostly downloads): ~25 s on a fresh machine for "run".
 # Environment: RCBENCH_VENV (default <repo>/.venv), PYTHON (default python3),
@@ -16,21 +19,22 @@ venv="${RCBENCH_VENV:-$top/.venv}"
 python="${PYTHON:-python3}"
 what="${1:-all}"
 case "$what" in
-    run|all) ;;
-    *) echo "usage: tools/install-deps.sh [run|all]" >&2; exit 2 ;;
+    image|run|all) ;;
+    *) echo "usage: tools/install-deps.sh [image|run|all]" >&2; exit 2 ;;
 esac
 
-# rcbench decide on the local engines: sysbench (the workload; its build is
-# baked into the guest image), mmdebstrap..openssh-client (the offline guest
-# image), then the engines (iputils-ping: the network phase of Nova servers
-# pings them), python3-venv for the venv.
-packages=(sysbench python3-venv
-          mmdebstrap e2fsprogs qemu-utils openssh-client
-          docker.io containerd podman crun runc containernetworking-plugins conmon
-          slirp4netns uidmap catatonit iptables iproute2 iputils-ping
-          lxc
-          qemu-system-x86 libvirt-daemon-system libvirt-clients
-          libvirt-daemon-driver-qemu libvirt-daemon-driver-lxc)
+# The guest image: sysbench (the workload; its build is baked into the
+# image), mmdebstrap..openssh-client; python3-venv for the venv.
+packages=(sysbench python3-venv mmdebstrap e2fsprogs qemu-utils openssh-client)
+# rcbench decide on the local engines: the engines (iputils-ping: the
+# network phase of Nova servers pings them).
+if [ "$what" != image ]; then
+    packages+=(docker.io containerd podman crun runc containernetworking-plugins
+               conmon slirp4netns uidmap catatonit iptables iproute2 iputils-ping
+               lxc
+               qemu-system-x86 libvirt-daemon-system libvirt-clients
+               libvirt-daemon-driver-qemu libvirt-daemon-driver-lxc)
+fi
 # The tests' too: fio, iperf3, wrk, nginx-light (the other workloads: the
 # network ones' clients run here, and natively their servers too);
 # gcc..libtool (sysbench 0.4.12, KEK's version, built from source);
@@ -83,8 +87,9 @@ make_venv() {
          "matplotlib, tox; uv, ~10 s)" >&2
     "$python" -m venv "$venv"
     "$venv/bin/pip" install -q -c "$constraints" uv
-    # tox-uv: tox makes its envs with uv too.
-    "$venv/bin/uv" pip install -q --python "$venv/bin/python" \
+    # tox-uv: tox makes its envs with uv too. UV_SYSTEM_CERTS: the
+    # system's CA certificates, as pip uses them (a proxy's own CA).
+    UV_SYSTEM_CERTS=1 "$venv/bin/uv" pip install -q --python "$venv/bin/python" \
         -c "$constraints" -e "$top" tox tox-uv
     echo "$stamp" > "$venv/.rcbench-requirements"
 }

@@ -57,26 +57,47 @@ fi
 step() { echo "--- [$(date +%H:%M:%S)] $*"; }
 
 step "installing dependencies (skipped where present)"
-tools/install-deps.sh run
+tools/install-deps.sh image
 venv="${RCBENCH_VENV:-$top/.venv}"
 rally() { COLUMNS=200 "$venv/bin/rally" "$@"; }
 export PYTHONUNBUFFERED=1
+# The engines' packages install beside the guest image build (mmdebstrap
+# keeps its own apt and dpkg inside the image's tree).
+engines_log=$(mktemp)
+tools/install-deps.sh run > "$engines_log" 2>&1 &
+engines_installed=$!
 
-step "guest image (built once, ~2 min) and engine daemons"
+# Rally's config, database and env beside the image build (~10 s of
+# Rally's own start, which needs neither the image nor the engines).
+prepare_rally() {
+    if [ ! -f "$HOME/.rally/rally.conf" ] && [ ! -f /etc/rally/rally.conf ]; then
+        step "creating $HOME/.rally/rally.conf"
+        mkdir -p "$HOME/.rally"
+        printf '[database]\nconnection = sqlite:///%s/.rally/rally.sqlite\n' \
+            "$HOME" > "$HOME/.rally/rally.conf"
+    fi
+    rally db ensure >/dev/null
+    if ! rally env show "$env_name" >/dev/null 2>&1; then
+        step "creating the empty Rally env $env_name (local engines need no cloud)"
+        rally env create --name "$env_name" --no-use >/dev/null
+    fi
+}
+prepare_rally &
+rally_ready=$!
+
+step "guest image (built once, ~65 s), the engines' packages beside it"
+"$venv/bin/rcbench" images build >/dev/null
+if ! wait "$engines_installed"; then
+    cat "$engines_log" >&2
+    echo "quickstart: the engines' packages could not be installed" >&2
+    exit 2
+fi
+cat "$engines_log"
+rm -f "$engines_log"
+step "engine daemons"
 # shellcheck source=tools/engines.sh
 . "$top/tools/engines.sh"
-
-if [ ! -f "$HOME/.rally/rally.conf" ] && [ ! -f /etc/rally/rally.conf ]; then
-    step "creating $HOME/.rally/rally.conf"
-    mkdir -p "$HOME/.rally"
-    printf '[database]\nconnection = sqlite:///%s/.rally/rally.sqlite\n' \
-        "$HOME" > "$HOME/.rally/rally.conf"
-fi
-rally db ensure >/dev/null
-if ! rally env show "$env_name" >/dev/null 2>&1; then
-    step "creating the empty Rally env $env_name (local engines need no cloud)"
-    rally env create --name "$env_name" --no-use >/dev/null
-fi
+wait "$rally_ready" || { echo "quickstart: Rally's database or env could not be made" >&2; exit 2; }
 
 # README command 1 answers within 10 minutes, install and image included:
 # decide gets what is left of them, less REPORT_S for its last reports.
