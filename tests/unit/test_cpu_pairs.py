@@ -79,7 +79,7 @@ class VmPairsInSequenceTestCase(unittest.TestCase):
             {"cpu": cpu_pairs.AT_ONCE}, vm=True)
         self.assertEqual(cpu, twin_cpu)
         self.assertIn(cpu, os.sched_getaffinity(0))
-        self.assertEqual(sysbench_utils.VM_IN_SEQUENCE,
+        self.assertEqual(cpu_pairs.VM_IN_SEQUENCE,
                          placed.in_sequence_why)
         self.assertIn("in sequence, at once asked: a VM",
                       measured_runs.pairing_said(placed))

@@ -32,16 +32,6 @@ from rally_container_bench.workloads import tests as tests_lib
 from rally_container_bench.workloads import tools
 
 
-# A VM's start is scheduled on its own clock, read over SSH before the
-# pair: under QEMU TCG that read was off by more than 1 % of a 2.5 s
-# memory run every time, and every one of 18 pairs at once was left out
-# as skewed (README command 1 on a fresh machine, 2026-12-05).
-VM_IN_SEQUENCE = ("a VM: its start at one instant with its twin rests on "
-                  "its clock, read over SSH, which misses by more than the "
-                  "1 % a pair's skew may take (18 of 18 pairs left out "
-                  "under TCG)")
-
-
 class SysbenchTestsFailed(exceptions.RallyException):
     error_code = 720
     msg_fmt = "%(message)s"
@@ -99,8 +89,8 @@ class StartBarrierMixin:
                 % tuned_cpuset, None)
         if vm:
             cpu = self._wave_cpu()
-            return cpu, cpu, measured_runs.Pairing(asked, VM_IN_SEQUENCE,
-                                                   None)
+            return cpu, cpu, measured_runs.Pairing(
+                asked, cpu_pairs.VM_IN_SEQUENCE, None)
         sync = barrier.current()
         size = sync.concurrency if sync is not None else 1
         iteration = self.context.get("iteration", 1)
