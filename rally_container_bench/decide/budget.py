@@ -30,7 +30,7 @@ def once_s(workload):
     return spent
 
 
-def cell_costs(document, uuid, left, seconds):
+def cell_costs(document, uuid, left, seconds, pairs=None):
     """What the next round of each undecided cell may take.
 
     Returns ({cell: seconds}, the round's overhead, {cell: (form,
@@ -53,6 +53,9 @@ def cell_costs(document, uuid, left, seconds):
     share of its tests is left: scaled with them, a TCG VM's boot at 1
     pair (~60 s of a 70 s workload, one of two tests left) was planned
     at 35 s, and a round planned to fit in 34 s took 73 s.
+    pairs: the repeats a VM's tests get in the next round, where its
+    last round gave fewer (plan.FIRST_LOOK_REPEATS): its tests' share
+    scales to them.
     """
     costs, spent, forms, paid = {}, 0.0, {}, {}
     for task in document["tasks"]:
@@ -72,9 +75,12 @@ def cell_costs(document, uuid, left, seconds):
                 if tests and still:
                     phases = phases_share(workload)
                     quiet = max(0.0, took - once - waited_s(workload))
+                    repeat = args.get("repeat") or 1
+                    more = max(1.0, pairs / repeat) \
+                        if pairs and repeat > 1 else 1.0
                     costs[(cell, step)] = quiet * (
                         phases + (1.0 - phases) * undisturbed_share(workload)
-                        * len(still) / len(tests))
+                        * len(still) / len(tests) * more)
                     forms[(cell, step)] = form
     return (costs, max(0.0, seconds - spent),
             {key: (form, paid[form]) for key, form in forms.items()})

@@ -271,8 +271,8 @@ class SequentialRun(campaign.Kept):
             if decided == self.total:
                 self._save(planned=[])
                 break
-            costs, overhead, forms = budget.cell_costs(document, uuid, left,
-                                                       seconds)
+            costs, overhead, forms = budget.cell_costs(
+                document, uuid, left, seconds, self.pairs)
             room = self.budget - self.progress.elapsed()
             planned = budget.fit_cells(left, costs, overhead, room, forms,
                                        first=planner.unanswered(report, left))

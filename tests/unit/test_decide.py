@@ -37,9 +37,10 @@ class PlanTestCase(unittest.TestCase):
         self.assertEqual(["zun:runc", "zun:runsc"], planner.units_of(
             dict(args, platforms=["container"], container="zun",
                  zun_runtime=["runc", "runsc"])))
-        # a VM boots for minutes: its tests repeat in one wave
+        # a VM boots for minutes: its tests repeat in one wave (3 times
+        # in round 1: the fewest with an interval)
         plan = planner.plan_round({("kvm", 2): ["quick-cpu"],
-                                  ("nova-lxc", 2): ["quick-cpu"]}, 1, 1, 6)
+                                  ("nova-lxc", 2): ["quick-cpu"]}, 2, 1, 6)
         self.assertEqual(sorted([["kvm", 2, ["quick-cpu"], 2, 6],
                                  ["nova-lxc", 2, ["quick-cpu"], 12, 1]]),
                          sorted(plan))
@@ -85,11 +86,19 @@ class PlanTestCase(unittest.TestCase):
 
     def test_a_vm_repeats_its_tests_in_one_wave(self):
         cells = {("kvm", 2): ["quick-cpu"], ("docker", 2): ["quick-cpu"]}
-        plan = planner.plan_round(cells, 1, 1, 6)
+        plan = planner.plan_round(cells, 2, 1, 6)
         # 6 waves of 2 each way: a wave's pairs count once
         self.assertEqual(sorted([["docker", 2, ["quick-cpu"], 12, 1],
                                  ["kvm", 2, ["quick-cpu"], 2, 6]]),
                          sorted(plan))
+        # round 1: the VM's first look at the fewest with an interval
+        first = planner.plan_round(cells, 1, 1, 6)
+        self.assertIn(["kvm", 2, ["quick-cpu"], 2,
+                       planner.FIRST_LOOK_REPEATS], first)
+        self.assertIn(["docker", 2, ["quick-cpu"], 12, 1], first)
+        self.assertEqual([["kvm", 1, ["quick-cpu"], 1, 2]],
+                         planner.plan_round({("kvm", 1): ["quick-cpu"]},
+                                            1, 1, 2))
 
 
 def _report(verdicts):
@@ -376,6 +385,24 @@ class CellCostsTestCase(unittest.TestCase):
         self.assertAlmostEqual(60.0 + 5.0, costs[("kvm", 1)])
         self.assertEqual({}, decide_budget.fit_cells(
             {("kvm", 1): ["quick-memory-read"]}, costs, 0.0, 34.0))
+
+    def test_a_vm_s_first_look_is_planned_at_the_round_s_repeats(self):
+        # round 1 repeated the VM's tests 3 times (FIRST_LOOK_REPEATS);
+        # round 2 repeats them 6: its tests' 40 s become 80 s, its boot
+        # (20 s of 60) is paid once
+        vm = self.workload("kvm", 1, 60.0)
+        vm["scenario"]["X"]["repeat"] = 3
+        vm["data"][0].update(duration=60.0, atomic_actions=[
+            {"name": "network", "started_at": 0.0, "finished_at": 20.0}])
+        document = {"tasks": [{"uuid": "r1", "subtasks": [{"workloads": [
+            vm]}]}]}
+        left = {("kvm", 1): ["quick-cpu"]}
+        costs, _, _ = decide_budget.cell_costs(document, "r1", left, 60.0,
+                                               6)
+        self.assertAlmostEqual(20.0 + 80.0, costs[("kvm", 1)])
+        # a container's (repeat 1), or without the pairs: as it took
+        costs, _, _ = decide_budget.cell_costs(document, "r1", left, 60.0)
+        self.assertAlmostEqual(60.0, costs[("kvm", 1)])
 
     def test_a_cell_the_last_round_left_out_costs_what_it_took_before(self):
         # quickstart at 1 pair (2026-11-28): the VM left out of round 2
