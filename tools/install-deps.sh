@@ -9,7 +9,7 @@
 #                                venv (README command 1 runs "run" beside
 #                                the image build after it)
 # The system packages and the venv install side by side (apt is mostly I/O
-# and dpkg, uv mostly downloads): ~25 s on a fresh machine for "run".
+# and dpkg, uv mostly downloads): 16-19 s on a fresh machine for "run".
 # Environment: RCBENCH_VENV (default <repo>/.venv), PYTHON (default python3),
 # RCBENCH_BUILDS_LATER (set: leave out the builds of sysbench 0.4.12 and
 # crictl, which the caller runs itself).
