@@ -34,6 +34,7 @@ from rally_container_bench.decide import rally_runs
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence
+from rally_container_bench.report import margins as margins_lib
 from rally_container_bench.report import render
 from rally_container_bench.report import results
 from rally_container_bench.report import sequential
@@ -108,7 +109,7 @@ def yield_kind(args):
 # at once against 2.5 % in sequence, 2026-12-04). Those in sequence keep
 # the kind's floor at every step: at +-1 % four of the nine cpu cells
 # of README command 1's first round were undecided on a fresh machine,
-# whose 10 minutes leave it one round (2026-12-05).
+# whose 10 minutes leave it about two and a half rounds (2026-12-05).
 AT_ONCE_FLOOR = 0.01
 
 
@@ -366,11 +367,12 @@ class SequentialRun(campaign.Kept):
         floors = planner.pair_spreads(report, self.instrument_aa())
         for kind in self.auto:
             floor = self.margins.get(kind)
+            at_once = margins_lib.margin_key(kind, results.AT_ONCE)
             # the kind's, then each step's and at once's where they paired
-            own = sorted(key for key in spreads
-                         if key != kind and key.split(" ")[0] == kind)
+            own = sorted(key for key in spreads if key != kind
+                         and margins_lib.kind_of_key(key) == kind)
             for key in [kind] + own:
-                lowest = floor if not key.endswith(results.AT_ONCE) \
+                lowest = floor if key != at_once \
                     else min(floor, AT_ONCE_FLOOR)
                 sd = planner.upper_quartile(spreads.get(key, []))
                 chosen = sequential.margin_from_noise(

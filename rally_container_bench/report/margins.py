@@ -57,6 +57,11 @@ def margin_key(kind, mode, step=None):
     return kind if step is None else "%s at %d" % (kind, step)
 
 
+def kind_of_key(key):
+    """The kind of a margins' key ("cpu at 1", "cpu at once": cpu)."""
+    return key.split(" ")[0]
+
+
 def mode_of(collected, key):
     """How a cell's kept pairs were made: at once, in sequence, or both."""
     modes = collected.modes.get(key)
@@ -79,7 +84,7 @@ def equivalence_methods(margins, looks=None, floors=None):
     text = "+-%g %%" % (100 * default)
 
     def said(kind, value):
-        floor = floors.get(kind.split(" ")[0])
+        floor = floors.get(kind_of_key(kind))
         return "%s +-%g %%%s" % (kind, 100 * value, "" if floor is None else
                                  ", disk floor %.2g %%, measured (A/A pair "
                                  "SD)" % (100 * floor))
