@@ -36,7 +36,6 @@ from rally_container_bench.report import comparison
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import margins as margins_lib
 from rally_container_bench.report import render
-from rally_container_bench.report import results
 from rally_container_bench.report import sequential
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -102,15 +101,6 @@ def yield_kind(args):
             "enabled=1) or leave harness_yields out"
             % rally_runs.AUTOGROUP_ENABLED)
     return rally_runs.LOCAL
-
-
-# An auto margin of cells paired at once is never below this: their
-# pairs' floor lies under KEK's +-2 % resolution (cpu pair SD 0.4-0.75 %
-# at once against 2.5 % in sequence, 2026-12-04). Those in sequence keep
-# the kind's floor at every step: at +-1 % four of the nine cpu cells
-# of README command 1's first round were undecided on a fresh machine,
-# whose 10 minutes leave it about two and a half rounds (2026-12-05).
-AT_ONCE_FLOOR = 0.01
 
 
 class SequentialRun(campaign.Kept):
@@ -365,15 +355,15 @@ class SequentialRun(campaign.Kept):
         rounds = self.looks
         spreads = planner.pair_spreads(report, self.platform_cells)
         floors = planner.pair_spreads(report, self.instrument_aa())
+        roomy, _ = pairing_lib.steps_at_once(self.args, sorted(
+            {s for (_, s) in self.platform_cells}))
         for kind in self.auto:
             floor = self.margins.get(kind)
-            at_once = margins_lib.margin_key(kind, results.AT_ONCE)
             # the kind's, then each step's and at once's where they paired
             own = sorted(key for key in spreads if key != kind
                          and margins_lib.kind_of_key(key) == kind)
             for key in [kind] + own:
-                lowest = floor if key != at_once \
-                    else min(floor, AT_ONCE_FLOOR)
+                lowest = pairing_lib.margin_floor(key, floor, roomy)
                 sd = planner.upper_quartile(spreads.get(key, []))
                 chosen = sequential.margin_from_noise(
                     sd, self.pairs * rounds, self.looks, floor=lowest)

@@ -39,7 +39,7 @@ BUILDER_VERSION = "4"
 SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 PACKAGES = ("openssh-server", "sysbench", "fio", "iperf3", "nginx-light",
-            "iproute2", "kmod", "e2fsprogs", "linux-image-amd64",
+            "iproute2", "kmod", "e2fsprogs", "linux-image-cloud-amd64",
             "initramfs-tools", "busybox")
 DISK_SIZE = "4G"
 KEY_NAME = "id_ed25519"

@@ -62,6 +62,14 @@ def kind_of_key(key):
     return key.split(" ")[0]
 
 
+def step_of_key(key):
+    """The step of a margins' key: "cpu at 1": 1; "cpu at once": None."""
+    words = key.split(" ")
+    if len(words) == 3 and words[1] == "at" and words[2].isdigit():
+        return int(words[2])
+    return None
+
+
 def mode_of(collected, key):
     """How a cell's kept pairs were made: at once, in sequence, or both."""
     modes = collected.modes.get(key)

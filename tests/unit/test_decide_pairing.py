@@ -77,6 +77,32 @@ class StepsTestCase(unittest.TestCase):
                       notes[0])
 
 
+class MarginFloorTestCase(unittest.TestCase):
+
+    def test_a_step_that_could_pair_at_once_may_go_to_the_paired_floor(self):
+        steps, _ = pairing.steps_at_once(
+            {"platforms": ["native", "docker"]}, [1, 2], _two_cpus)
+        self.assertEqual(pairing.PAIRED_FLOOR,
+                         pairing.margin_floor("cpu at 1", 0.02, steps))
+        # at 2 on two CPUs every CPU runs a test: the kind's floor
+        self.assertEqual(0.02, pairing.margin_floor("cpu at 2", 0.02, steps))
+        self.assertEqual(0.02, pairing.margin_floor("cpu", 0.02, steps))
+
+    def test_cells_at_once_take_the_paired_floor_on_any_host(self):
+        self.assertEqual(pairing.PAIRED_FLOOR,
+                         pairing.margin_floor("memory at once", 0.02, []))
+
+    def test_a_cloud_s_steps_keep_the_kind_s_floor(self):
+        steps, _ = pairing.steps_at_once(
+            {"platforms": ["native", "kvm"], "compute_hosts": {}}, [1],
+            _two_cpus)
+        self.assertEqual(0.02, pairing.margin_floor("cpu at 1", 0.02, steps))
+
+    def test_a_kind_floor_below_the_paired_one_stands(self):
+        self.assertEqual(0.005,
+                         pairing.margin_floor("cpu at 1", 0.005, [1]))
+
+
 class ChooseTestCase(unittest.TestCase):
 
     def choose(self, cells):

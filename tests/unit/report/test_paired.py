@@ -359,6 +359,14 @@ class PairingModeTestCase(unittest.TestCase):
         self.assertEqual(0.005, margins_lib.margin_of(
             METRIC, dict(margins, **{"cpu at once": 0.005}), "at once", 1))
 
+    def test_a_key_names_its_kind_and_its_step(self):
+        key = margins_lib.margin_key("cpu", "in sequence", 4)
+        self.assertEqual(("cpu", 4), (margins_lib.kind_of_key(key),
+                                      margins_lib.step_of_key(key)))
+        self.assertIsNone(margins_lib.step_of_key(
+            margins_lib.margin_key("cpu", "at once", 1)))
+        self.assertIsNone(margins_lib.step_of_key("cpu"))
+
     def test_results_before_the_modes_read_in_sequence_and_mixed_say_so(self):
         old = comparison.build([self.document([None] * 6)])
         self.assertEqual("in sequence", old["rows"][0]["pairing"])
