@@ -85,7 +85,7 @@ prepare_rally() {
 prepare_rally &
 rally_ready=$!
 
-step "guest image (built once, ~65 s), the engines' packages beside it"
+step "guest image (built once, ~50 s), the engines' packages beside it"
 "$venv/bin/rcbench" images build >/dev/null
 if ! wait "$engines_installed"; then
     cat "$engines_log" >&2

@@ -311,6 +311,15 @@ def refuse_unpaired(env_data, task_args, list_hosts):
            host_access.GUIDE))
 
 
+def auto_margin(chosen, held):
+    """An auto margin: chosen, at most MAX_AUTO_MARGIN; never below held.
+
+    chosen: from the cells' noise; held: the A/A's floor, which wins even
+    beyond the cap (no margin is narrower than the A/A can hold).
+    """
+    return max(min(MAX_AUTO_MARGIN, chosen), held)
+
+
 def margin_message(kind, margin, sd, cells, waves, aa_sd=None,
                    aa_margin=None):
     """What rcbench decide says of an auto margin after round 1."""
@@ -322,6 +331,9 @@ def margin_message(kind, margin, sd, cells, waves, aa_sd=None,
         return ("margin of %s: +-%g %% kept, not chosen: round 1 paired no "
                 "%s test with a native twin (a margin follows the pairs' "
                 "spread), so the default stays" % (kind, 100 * margin, kind))
+    if margin > MAX_AUTO_MARGIN:
+        floor += ("; above +-%g %% only because the A/A needs it: "
+                  "\"equivalent\" says little here" % (100 * MAX_AUTO_MARGIN))
     return ("margin of %s: +-%g %% (from round 1: pair SD %.2f %%, the upper "
             "quartile of %d cells, for the %d waves a cell may get%s)"
             % (kind, 100 * margin, 100 * sd, cells, waves, floor))

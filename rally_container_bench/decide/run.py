@@ -371,8 +371,7 @@ class SequentialRun(campaign.Kept):
                 aa_sd = max(floors[key]) if floors.get(key) else None
                 held = sequential.margin_from_noise(
                     aa_sd, self.pairs * rounds, self.looks, floor=lowest)
-                self.margins[key] = min(planner.MAX_AUTO_MARGIN,
-                                        max(chosen, held))
+                self.margins[key] = planner.auto_margin(chosen, held)
                 self.margin_notes[key] = {
                     "pair_sd": sd, "pairs": self.pairs * rounds,
                     "margin": self.margins[key], "aa_pair_sd": aa_sd,

@@ -38,6 +38,9 @@ from rally_container_bench import opts
 BUILDER_VERSION = "4"
 SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
+# The cloud kernel: virtio and ext4 are what a guest needs here (QEMU,
+# Nova's QEMU); the generic one's modules and initramfs took 40 s of a
+# 66 s build (2026-12-05).
 PACKAGES = ("openssh-server", "sysbench", "fio", "iperf3", "nginx-light",
             "iproute2", "kmod", "e2fsprogs", "linux-image-cloud-amd64",
             "initramfs-tools", "busybox")

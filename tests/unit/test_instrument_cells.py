@@ -64,6 +64,17 @@ class InstrumentCellsTestCase(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "instrument_check is true"):
             decide_settings.settings_of({"decide": {"instrument_check": 1}})
 
+    def test_no_margin_is_narrower_than_the_aa_floor_even_past_the_cap(self):
+        # a fresh run's A/A at 2 paired at 23 % (one wave at half speed,
+        # 2026-12-05): its floor +-33.5 %, the cap +-25 %
+        self.assertEqual(0.335, planner.auto_margin(0.25, 0.335))
+        self.assertEqual(planner.MAX_AUTO_MARGIN,
+                         planner.auto_margin(0.4, 0.02))
+        self.assertEqual(0.03, planner.auto_margin(0.03, 0.02))
+        said = planner.margin_message("cpu at 2", 0.335, 0.055, 4, 18,
+                                      0.23, 0.335)
+        self.assertIn("above +-25 % only because the A/A needs it", said)
+
     def test_the_margin_message_names_the_aa_floor(self):
         said = planner.margin_message("cpu", 0.03, 0.0194, 9, 18, 0.012,
                                       0.025)
