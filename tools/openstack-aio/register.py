@@ -18,6 +18,7 @@ from keystoneauth1 import session
 from keystoneclient.v3 import client
 
 REGION = "RegionOne"
+REQUEST_S = 30
 DOMAIN = "default"
 
 
@@ -29,7 +30,11 @@ def keystone():
                        project_name=env["OS_PROJECT_NAME"],
                        user_domain_name=env["OS_USER_DOMAIN_NAME"],
                        project_domain_name=env["OS_PROJECT_DOMAIN_NAME"])
-    return client.Client(session=session.Session(auth=auth))
+    # A bound on every request: a keystone whose workers die at start
+    # (no fernet keys) accepted the connection and never answered, and
+    # setup.sh waited 22 min (CI, 2026-12-05).
+    return client.Client(session=session.Session(auth=auth,
+                                                 timeout=REQUEST_S))
 
 
 def first(items):

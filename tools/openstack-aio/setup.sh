@@ -269,7 +269,12 @@ EOF
         if cinder_enabled; then
             cinder_register
         fi
-    } | SERVICE_PASS=$SERVICE_PASS /usr/bin/python3 "$here/register.py"
+    } | SERVICE_PASS=$SERVICE_PASS timeout 300 /usr/bin/python3 \
+        "$here/register.py" || {
+        aio_log "keystone: registering failed; the end of /var/log/keystone/keystone.log:"
+        grep -v 'Respawned\|DAMN' /var/log/keystone/keystone.log | tail -n 5 >&2
+        return 1
+    }
 }
 
 libvirtd_sees_lxc_roots() {
@@ -412,10 +417,19 @@ schemas_key() {
     } | sha256sum | cut -d' ' -f1
 }
 
+keystone_keys_present() {
+    [ -n "$(ls -A /etc/keystone/fernet-keys 2>/dev/null)" ] \
+        && [ -n "$(ls -A /etc/keystone/credential-keys 2>/dev/null)" ]
+}
+
 sync_databases_once() {
     local want
     want=$(schemas_key)
-    if [ "$(cat "$AIO_SCHEMAS_STAMP" 2>/dev/null)" = "$want" ]; then
+    # and what the sync made outside the databases is still there (a
+    # purged and reinstalled keystone kept its databases but lost its
+    # keys: every token request then killed a worker)
+    if [ "$(cat "$AIO_SCHEMAS_STAMP" 2>/dev/null)" = "$want" ] \
+            && keystone_keys_present; then
         aio_log "database schemas: synced already (--prepare)"
         return 0
     fi
