@@ -22,7 +22,6 @@ from rally_container_bench.decide import plan as planner
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.engines import registry
 from rally_container_bench.report import margins as margins_lib
-from rally_container_bench.report import results
 from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -96,10 +95,8 @@ def margin_floor(key, kind_floor, steps_with_room):
     steps_with_room: steps_at_once's steps (those whose pairs could run
     at once on this host; none on a cloud).
     """
-    step = margins_lib.step_of_key(key)
-    if key == margins_lib.margin_key(margins_lib.kind_of_key(key),
-                                     results.AT_ONCE) \
-            or (step is not None and step in steps_with_room):
+    if margins_lib.is_at_once_key(key) \
+            or margins_lib.step_of_key(key) in steps_with_room:
         return min(kind_floor, PAIRED_FLOOR)
     return kind_floor
 

@@ -141,9 +141,9 @@ class SequentialRun(campaign.Kept):
                         for k, v in margins.items()}
         self.margin_notes = {}
         self.pairing = {"setting": pairing, "modes": {}, "notes": []}
+        self.steps = sorted({s for (_, s) in self.platform_cells})
         self.natives = [(step, list(args.get("tests", [])))
-                        for step in sorted({s for (_, s) in
-                                            self.platform_cells})] \
+                        for step in self.steps] \
             if planner.natives_alone(args) and not self.instrument else []
         self.total = sum(len(t) for t in self.cells.values())
         self.progress = rally_runs.Progress(budget, stream)
@@ -288,8 +288,7 @@ class SequentialRun(campaign.Kept):
             return
         tests = self.args.get("tests", [])
         steps, notes = pairing_lib.steps_at_once(
-            self.args, sorted({s for (_, s) in self.platform_cells}),
-            setting=setting)
+            self.args, self.steps, setting=setting)
         self.pairing["notes"] += notes
         for note in notes:
             self.progress.say(note)
@@ -355,8 +354,7 @@ class SequentialRun(campaign.Kept):
         rounds = self.looks
         spreads = planner.pair_spreads(report, self.platform_cells)
         floors = planner.pair_spreads(report, self.instrument_aa())
-        roomy, _ = pairing_lib.steps_at_once(self.args, sorted(
-            {s for (_, s) in self.platform_cells}))
+        roomy, _ = pairing_lib.steps_at_once(self.args, self.steps)
         for kind in self.auto:
             floor = self.margins.get(kind)
             # the kind's, then each step's and at once's where they paired

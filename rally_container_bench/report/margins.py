@@ -62,6 +62,11 @@ def kind_of_key(key):
     return key.split(" ")[0]
 
 
+def is_at_once_key(key):
+    """Whether a margins' key is of cells paired at once ("cpu at once")."""
+    return key == margin_key(kind_of_key(key), results.AT_ONCE)
+
+
 def step_of_key(key):
     """The step of a margins' key: "cpu at 1": 1; "cpu at once": None."""
     words = key.split(" ")
