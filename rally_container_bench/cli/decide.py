@@ -163,9 +163,10 @@ def add_parser(sub):
                    help="go on with the run interrupted in --out (Ctrl-C, "
                         "kill, a lost session): its finished rounds, "
                         "margins, budget and rounds used carry over, and "
-                        "the round in flight runs again; its task, args "
-                        "and settings are the run's own (the options "
-                        "above are not read)")
+                        "the round in flight goes on: its cells that "
+                        "ended whole are kept, the others run; its task, "
+                        "args and settings are the run's own (the "
+                        "options above are not read)")
     p.add_argument("--budget-s", dest="budget_s", type=float,
                    help="seconds the run may take (default %d)"
                         % decide_settings.DEFAULTS["budget_s"])

@@ -12,10 +12,14 @@ starts, when a round starts and when it ends.
 finished count as they are (their tasks are read from Rally's DB), the
 budget and the rounds already used carry over, and with them the alpha
 already spent (sequential looks: alpha / max_rounds each), so the error
-rates of the verdicts still hold. A round that was in flight is run
-again: its Rally, if it still runs (the run was killed, not Rally),
-is stopped as Ctrl-C stops it, and one that was killed too has its
-instances deleted (rcbench cleanup --task).
+rates of the verdicts still hold. A round that was in flight goes on
+where it stopped: its Rally, if it still runs (the run was killed, not
+Rally), is stopped as Ctrl-C stops it, and one that was killed too has
+its instances deleted (rcbench cleanup --task); the cells whose
+workload ended whole in its task are kept ("partial": the round, its
+tasks so far and those cells), and the round runs only the others. A
+round that Ctrl-C ended is kept the same way: neither spends a look of
+its own.
 """
 
 import hashlib
@@ -27,8 +31,10 @@ import sys
 import time
 
 from rally_container_bench.core import processes
+from rally_container_bench.decide import budget
 from rally_container_bench.decide import plan as planner
 from rally_container_bench.decide import rally_runs
+from rally_container_bench.report import results
 
 STATE = "campaign.json"
 VERSION = 1
@@ -66,7 +72,8 @@ def new_state(rally, task, args, env, settings, tags):
             "settings": settings, "tags": list(tags),
             "elapsed_s": 0.0, "sessions": 1, "pairing": None,
             "margins": None, "margin_notes": {}, "rounds": [],
-            "tasks": [], "left": None, "planned": None, "in_flight": None}
+            "tasks": [], "left": None, "planned": None, "in_flight": None,
+            "partial": None}
 
 
 def save(out, state):
@@ -133,14 +140,15 @@ def rally_of(proc):
     return None if recorded is None else str(recorded)
 
 
-def settle_in_flight(state, say, rally_status, cleanup):
-    """End what an interrupted round left; the round is run again.
+def settle_in_flight(state, say, rally_status, cleanup, salvage):
+    """End what an interrupted round left; keep what of it ended whole.
 
     A Rally still running is sent SIGINT, as a Ctrl-C: it aborts its task
     and deletes its instances (SIGTERM after ABORT_WAIT_S). A round whose
     Rally is gone while its task had not ended left its instances:
     cleanup(uuid) deletes them. rally_status(uuid): Rally's state of a
-    task (None: unknown).
+    task (None: unknown). salvage(uuid): the cells of the task that ended
+    whole (finished_cells), kept as the round's part done (keep_part).
     """
     flight = state.get("in_flight")
     if not flight:
@@ -162,6 +170,61 @@ def settle_in_flight(state, say, rally_status, cleanup):
             "deleting what it left" % (flight["round"], uuid))
         cleanup(uuid)
     state["in_flight"] = None
+    # the pairing's calibration (before any round) is chosen again whole
+    if uuid and state.get("pairing") is not None:
+        done = salvage(uuid)
+        if done:
+            keep_part(state, flight["round"], uuid, done)
+        say("round %d's task %s: %d cell(s) ended whole and are kept; the "
+            "round runs the rest" % (flight["round"], uuid, len(done)))
+
+
+def finished_cells(document, uuid):
+    """{(cell, step)} whose workload ran every iteration in task uuid.
+
+    document: Rally's JSON report. Each of a round's cells is a subtask
+    of one workload. A killed Rally leaves its subtask "running" with no
+    iterations; Ctrl-C ends the workload it runs early, and Rally still
+    marks that subtask "finished": its iterations are counted against
+    the runner's times.
+    """
+    done = set()
+    for task in document.get("tasks", []):
+        if task.get("uuid") != uuid:
+            continue
+        for subtask in task["subtasks"]:
+            if subtask.get("status") != "finished":
+                continue
+            for workload in subtask["workloads"]:
+                cell = (results.round_config(workload) or {}).get("cell")
+                times = next(iter(workload["runner"].values())).get(
+                    "times") or 1
+                if cell and len(workload.get("data") or []) >= times:
+                    done.add((cell, budget.concurrency_of(workload)))
+    return done
+
+
+def keep_part(state, number, uuid, done):
+    """Round number's task uuid kept, with its cells done (a set).
+
+    Its iterations count in the reports (the run's tasks), its cells are
+    not run again in that round.
+    """
+    part = state.get("partial") or {}
+    if part.get("round") != number:
+        part = {"round": number, "tasks": [], "done": []}
+    state["partial"] = {
+        "round": number, "tasks": part["tasks"] + [uuid],
+        "done": sorted(set(map(tuple, part["done"])) | set(done))}
+    if uuid not in state["tasks"]:
+        state["tasks"] = state["tasks"] + [uuid]
+
+
+def part_done(state, number):
+    """{(cell, step)} of round number kept from its interrupted tasks."""
+    part = state.get("partial") or {}
+    return set(map(tuple, part.get("done", []))) \
+        if part.get("round") == number else set()
 
 
 def cleanup_command(rally, env, uuid, cloud):
@@ -216,8 +279,41 @@ class Kept:
             state, self.progress.say, self.reads.status,
             lambda uuid: run_cleanup(cleanup_command(
                 self.rally, self.env, uuid, planner.cloud_task(self.args)),
-                self.log_path))
+                self.log_path),
+            self._finished_cells)
         self._save()
+
+    def _finished_cells(self, uuid):
+        path = os.path.join(self.out, "interrupted-task.json")
+        try:
+            return finished_cells(self.reads.report([uuid], path), uuid)
+        finally:
+            if os.path.exists(path):
+                os.unlink(path)
+
+    def _not_done(self, number, planned, natives):
+        """Round number's cells and natives alone left to run.
+
+        Those of its interrupted tasks that ended whole are kept.
+        """
+        done = part_done(self.state, number)
+        return ({cell: tests for cell, tests in planned.items()
+                 if cell not in done},
+                [(step, tests) for step, tests in natives
+                 if (planner.NATIVE, step) not in done])
+
+    def _keep_interrupted(self, number, uuid, document, planned):
+        """A round Ctrl-C ended: what ended whole kept, the round to go on.
+
+        It spends no look: a resumed run goes on with it (its planned
+        cells, less those kept).
+        """
+        if uuid is not None:
+            keep_part(self.state, number, uuid,
+                      finished_cells(document, uuid))
+        self._save(tasks=self.state["tasks"], in_flight=None,
+                   partial=self.state.get("partial"),
+                   planned=cells_list(planned))
 
     def _save(self, **changes):
         self.state.update(changes, elapsed_s=round(self.progress.elapsed(),

@@ -21,6 +21,22 @@ class RallyReadError(ValueError):
     """
 
 
+def ended_only(task):
+    """A task's detailed dict without the workloads that never ended.
+
+    A Rally killed midway (kill -9, a lost session) leaves the workload
+    it ran with no results at all: no statistics, which Rally's own HTML
+    report cannot draw. What ended is kept (rcbench decide --resume
+    keeps those cells). Rally's JSON report keeps them all.
+    """
+    for subtask in task["subtasks"]:
+        subtask["workloads"] = [
+            w for w in subtask["workloads"]
+            if "durations" in (w.get("statistics") or {})]
+    task["subtasks"] = [s for s in task["subtasks"] if s["workloads"]]
+    return task
+
+
 class RallyReads:
 
     def __init__(self, config_file=None, hide=lambda text: text):
@@ -81,8 +97,12 @@ class RallyReads:
             for source in sources:
                 if os.path.isfile(source):
                     tasks += task_results_loader.load(source)
-                else:
+                elif output_type == "json":
+                    # the record as Rally has it (a running task's too)
                     tasks.append(source)
+                else:
+                    tasks.append(ended_only(api.task.get(task_id=source,
+                                                         detailed=True)))
             made = api.task.export(tasks=tasks, output_type=output_type,
                                    output_dest=destination)
         except Exception as e:

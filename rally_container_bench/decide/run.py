@@ -231,34 +231,46 @@ class SequentialRun(campaign.Kept):
             if not planned:
                 break
             started = time.monotonic()
+            todo, natives = self._not_done(
+                number, planned, self.natives if number == 1 else ())
             plan = [row + [self.pairing["modes"].get(row[1])]
                     for row in planner.plan_round(
-                        planned, number, self.args.get("seed", 1),
-                        self.pairs, self.natives if number == 1 else ())]
-            uuid, cut = self._round(number, plan, interrupt)
-            if uuid is None:
+                        todo, number, self.args.get("seed", 1),
+                        self.pairs, natives)]
+            # none: its interrupted tasks ran every cell whole
+            uuid, cut = self._round(number, plan, interrupt) if plan \
+                else (None, False)
+            if uuid is None and (plan or interrupt.seen):
                 break
-            uuids.append(uuid)
+            uuids += [uuid] if uuid else []
             document = self.reads.report(
                 uuids, os.path.join(self.out, "rally.json"))
             report = comparison.build([document], margins=self.margins)
+            if interrupt.seen:
+                self._keep_interrupted(number, uuid, document, planned)
+                left = planner.undecided(report, self.cells)
+                break
             seconds = time.monotonic() - started
             if number == 1 and self.auto:
                 report = self._choose_margins(document, report)
             left = planner.undecided(report, self.cells)
             decided = self.total - sum(len(t) for t in left.values())
+            kept = campaign.part_done(state, number)
+            kept_from = (state.get("partial") or {}).get("tasks", []) \
+                if kept else []
             rounds.append({"round": number, "task": uuid, "seconds": round(
-                seconds, 1), "cells": len(plan), "decided": decided,
-                "cut_by_budget": cut})
+                seconds, 1), "cells": len(plan) + len(kept),
+                "decided": decided, "cut_by_budget": cut,
+                "kept_from": kept_from})
             self._save(tasks=uuids, rounds=rounds, in_flight=None,
                        left=campaign.cells_list(left), planned=None,
-                       margins=self.margins, margin_notes=self.margin_notes)
+                       partial=None, margins=self.margins,
+                       margin_notes=self.margin_notes)
             self.progress.update(decided=decided)
             self.progress.say("round %d: task %s, %s, %d of %d cells decided"
-                              % (number, uuid, rally_runs.minutes(seconds),
+                              % (number, uuid or ", ".join(kept_from),
+                                 rally_runs.minutes(seconds),
                                  decided, self.total))
-            if interrupt.seen:
-                break
             if decided == self.total:
                 self._save(planned=[])
                 break

@@ -1,15 +1,16 @@
 """A decided run killed midway resumes and finishes (rcbench decide --resume).
 
-A small campaign on Docker and this host (three rounds of one pair each:
-no cell can be decided before the third), killed with SIGKILL, rcbench
-and Rally alike, while round 2's container runs: the round's Rally task
-never ends and its container is left. ``rcbench decide --out`` then
-refuses to start over it; ``--resume`` deletes the container and the
-native twin's directory on this host (rcbench cleanup --task), runs
-round 2 again and round 3, and keeps round 1's
-task as it was. A Rally left running (rcbench alone killed) is stopped
-as Ctrl-C stops it: tests/unit/test_campaign.py, with a real
-process.
+A small campaign on Docker and this host (Docker at 1 and at 2, three
+rounds of one pair each: no cell can be decided before the third),
+killed with SIGKILL, rcbench and Rally alike, while round 2's second
+cell runs: the round's Rally task never ends and its container is
+left. ``rcbench decide --out`` then refuses to start over it;
+``--resume`` deletes the container and the native twin's directory on
+this host (rcbench cleanup --task), keeps the cell round 2 ran whole
+(its task's iterations count) and runs round 2's other cell and round
+3, and keeps round 1's task as it was. A Rally left running (rcbench
+alone killed) is stopped as Ctrl-C stops it: tests/unit/test_campaign.py,
+with a real process.
 """
 
 import json
@@ -21,6 +22,7 @@ import yaml
 
 from rally_container_bench.core import base
 from rally_container_bench.core import processes
+from rally_container_bench.report import results
 from tests.functional import helpers
 
 TASK = os.path.join(helpers.TOP, "tasks", "local_kvm_vs_containers.yaml")
@@ -53,7 +55,7 @@ class DecideResumeTestCase(helpers.DockerRallyTestCase):
         args = os.path.join(self.home.path, "args.yaml")
         with open(args, "w") as f:
             yaml.safe_dump({
-                "platforms": ["native", "docker"], "concurrency": [1],
+                "platforms": ["native", "docker"], "concurrency": [1, 2],
                 # ~8 s in the container: long enough to be killed in
                 "tests": [{"preset": "quick-cpu", "events": 10000}],
                 "seed": 3,
@@ -71,15 +73,18 @@ class DecideResumeTestCase(helpers.DockerRallyTestCase):
 
         log = os.path.join(out, "rally-task.log")
 
-        def round_2_iterating():
+        def round_2_second_cell():
             flight = (self.state(out) or {}).get("in_flight") or {}
             if flight.get("round") != 2 or not flight.get("task"):
                 return None
             with open(log, errors="replace") as f:
-                started = "%s | ITER: 1 START" % flight["task"] in f.read()
-            return flight["task"] if started else None
-        killed = base.wait_until(round_2_iterating, 300, 0.2,
-                                 "round 2's iteration",
+                # each cell's workload numbers its iterations from 1; the
+                # first cell's subtask ended before the second's began
+                started = f.read().count("%s | ITER: 1 START"
+                                         % flight["task"])
+            return flight["task"] if started >= 2 else None
+        killed = base.wait_until(round_2_second_cell, 400, 0.2,
+                                 "round 2's second cell",
                                  last=lambda: self.state(out))
         # its own container (other tests' may run beside it)
         base.wait_until(lambda: self.containers(killed), 60, 0.5,
@@ -113,6 +118,8 @@ class DecideResumeTestCase(helpers.DockerRallyTestCase):
                       resumed.stdout)
         self.assertIn("round 2's Rally is gone and its task %s did not end"
                       % killed, resumed.stdout)
+        self.assertIn("round 2's task %s: 1 cell(s) ended whole and are "
+                      "kept" % killed, resumed.stdout)
         self.assertEqual([], self.containers(killed))
         self.assertNotIn("native scratch", self.cleanup_dry_run(killed))
         with open(log, errors="replace") as f:
@@ -123,7 +130,12 @@ class DecideResumeTestCase(helpers.DockerRallyTestCase):
         self.assertEqual([1, 2, 3], [r["round"] for r in summary["rounds"]])
         self.assertEqual(before["rounds"][0], summary["rounds"][0])
         self.assertEqual(summary["tasks"][0], before["tasks"][0])
-        self.assertNotIn(killed, summary["tasks"])
+        # round 2: its killed task's whole cell, then a task of the other
+        second = summary["rounds"][1]
+        self.assertEqual([killed], second["kept_from"])
+        self.assertEqual(2, second["cells"])
+        self.assertEqual([before["tasks"][0], killed, second["task"],
+                          summary["rounds"][2]["task"]], summary["tasks"])
         self.assertEqual(2, summary["sessions"])
         for uuid in summary["tasks"]:
             self.assertEqual([], self.containers(uuid))
@@ -134,6 +146,18 @@ class DecideResumeTestCase(helpers.DockerRallyTestCase):
             document = json.load(f)
         self.assertEqual(summary["tasks"],
                          [t["uuid"] for t in document["tasks"]])
+        cells = {t["uuid"]: [(results.round_config(w)["cell"],
+                              w["runner"]["constant"]["concurrency"])
+                             for s in t["subtasks"] for w in s["workloads"]]
+                 for t in document["tasks"]}
+        # the kept cell is not run again in its round
+        kept = [c for c in cells[killed] if c not in cells[second["task"]]]
+        self.assertEqual(1, len(cells[second["task"]]), cells)
+        self.assertEqual(1, len(kept), cells)
+        # round 1's cells (native alone ran in round 1 only)
+        self.assertEqual(sorted(c for c in cells[before["tasks"][0]]
+                                if c[0] != "native"),
+                         sorted(kept + cells[second["task"]]))
         self.assertEqual("finished", self.state(out)["status"])
         again = subprocess.run(self.rcbench("--resume", "--out", out),
                                cwd=helpers.TOP, env=self.env(),

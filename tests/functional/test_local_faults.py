@@ -276,6 +276,13 @@ class QuickstartCtrlCTestCase(helpers.DockerRallyTestCase):
         uuid = _ITERATION_END.search(open(log).read()).group(1)
         self.assertEqual([], self.containers(uuid, self.quickstart_home(
             scratch)))
+        # the round Ctrl-C ended spends no look: --resume goes on with it
+        with open(os.path.join(run_dir, "campaign.json")) as f:
+            state = json.load(f)
+        self.assertEqual(("interrupted", []), (state["status"],
+                                               state["rounds"]))
+        self.assertEqual({"round": 1, "tasks": [uuid], "done": []},
+                         state["partial"])
 
     @staticmethod
     def quickstart_home(scratch):

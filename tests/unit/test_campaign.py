@@ -95,13 +95,15 @@ class CampaignStateTestCase(unittest.TestCase):
         self.addCleanup(processes.end_group, rally)
         self.assertEqual("ready\n", rally.stdout.readline())
         state = self.state(in_flight={"round": 2, "task": "u2",
-                                      "rally": campaign.rally_of(rally)})
+                                      "rally": campaign.rally_of(rally)},
+                           pairing={"setting": "sequential"})
         said, cleaned = [], []
         # its parent (here: this test) reaps it; a killed run's Rally is
         # reaped by init
         started = time.monotonic()
         campaign.settle_in_flight(state, said.append,
-                                  lambda uuid: "running", cleaned.append)
+                                  lambda uuid: "running", cleaned.append,
+                                  lambda uuid: {("docker", 1)})
         self.assertLess(time.monotonic() - started, 30)
         self.assertEqual("aborting\n", rally.stdout.readline())
         self.assertEqual(0, rally.wait(timeout=10))
@@ -109,6 +111,11 @@ class CampaignStateTestCase(unittest.TestCase):
                       said[0])
         self.assertEqual([], cleaned)  # its own abort deletes
         self.assertIsNone(state["in_flight"])
+        # what its task ran whole is kept, in the round it belongs to
+        self.assertEqual({"round": 2, "tasks": ["u2"],
+                          "done": [("docker", 1)]}, state["partial"])
+        self.assertEqual(["u2"], state["tasks"])
+        self.assertIn("1 cell(s) ended whole and are kept", said[-1])
 
     def test_a_gone_rally_whose_task_never_ended_is_cleaned_up(self):
         gone = subprocess.Popen(["true"])
@@ -120,9 +127,67 @@ class CampaignStateTestCase(unittest.TestCase):
                                           "rally": recorded})
             found = []
             campaign.settle_in_flight(state, lambda _: None,
-                                      lambda uuid: status, found.append)
+                                      lambda uuid: status, found.append,
+                                      lambda uuid: set())
             self.assertEqual(cleaned, found, status)
             self.assertIsNone(state["in_flight"])
+            # nothing ended whole: the task is not kept
+            self.assertIsNone(state["partial"])
+            self.assertEqual([], state["tasks"])
+
+    def test_an_interrupted_calibration_keeps_nothing(self):
+        gone = subprocess.Popen(["true"])
+        recorded = campaign.rally_of(gone)
+        gone.wait()
+        # the pairs' mode not chosen yet: round 1's task was the A/A's
+        # calibration, whose cells are not the run's
+        state = self.state(in_flight={"round": 1, "task": "cal",
+                                      "rally": recorded})
+        campaign.settle_in_flight(state, lambda _: None,
+                                  lambda uuid: "finished", None,
+                                  lambda uuid: {("native-aa", 1)})
+        self.assertIsNone(state["partial"])
+        self.assertEqual([], state["tasks"])
+
+    def test_a_rounds_parts_add_up_and_belong_to_their_round(self):
+        state = self.state(tasks=["r1"])
+        campaign.keep_part(state, 2, "a", {("docker", 1)})
+        campaign.keep_part(state, 2, "b", {("lxc", 2), ("docker", 1)})
+        self.assertEqual({("docker", 1), ("lxc", 2)},
+                         campaign.part_done(state, 2))
+        self.assertEqual(set(), campaign.part_done(state, 3))
+        self.assertEqual(["r1", "a", "b"], state["tasks"])
+        saved = json.loads(json.dumps(state))
+        self.assertEqual({("docker", 1), ("lxc", 2)},
+                         campaign.part_done(saved, 2))
+        # a part of another round starts afresh (its own round's cells)
+        campaign.keep_part(saved, 3, "c", {("kvm", 1)})
+        self.assertEqual({("kvm", 1)}, campaign.part_done(saved, 3))
+        self.assertEqual(set(), campaign.part_done(saved, 2))
+        # a state written before parts were kept has none
+        del saved["partial"]
+        self.assertEqual(set(), campaign.part_done(saved, 3))
+
+    def test_a_cell_is_done_only_where_its_subtask_ended_whole(self):
+        def subtask(status, cell, step, ran=4):
+            return {"status": status, "workloads": [{
+                "contexts": {"rcbench_round@rally_container_bench":
+                             {"round": 2, "cell": cell}},
+                "runner": {"constant": {"times": 4, "concurrency": step}},
+                "data": [{}] * ran}]}
+        document = {"tasks": [
+            {"uuid": "old", "subtasks": [subtask("finished", "lxc", 1)]},
+            {"uuid": "u2", "subtasks": [
+                subtask("finished", "docker", 2),
+                subtask("finished", "native-aa", 1),
+                # the workload Ctrl-C ended early: Rally says "finished"
+                subtask("finished", "lxc", 2, ran=3),
+                subtask("aborted", "podman-runc", 1),
+                # the one a killed Rally was running
+                subtask("running", "kvm", 1, ran=0)]}]}
+        self.assertEqual({("docker", 2), ("native-aa", 1)},
+                         campaign.finished_cells(document, "u2"))
+        self.assertEqual(set(), campaign.finished_cells(document, "none"))
 
     def test_the_cleanup_names_the_rally_config_and_a_clouds_env(self):
         argv = campaign.cleanup_command(

@@ -59,10 +59,24 @@ class RallyReadsTestCase(unittest.TestCase):
         class Failing:
             class task:
                 @staticmethod
+                def get(task_id, detailed=False):
+                    return {"uuid": task_id, "subtasks": []}
+
+                @staticmethod
                 def export(**kwargs):
                     raise RuntimeError("login hunter2 refused")
         reads._api = Failing()
         with self.assertRaises(rally_reads.RallyReadError) as caught:
-            reads.export(["u"], "json", "/nonexistent/x.json")
+            reads.export(["u"], "html-static", "/nonexistent/x.html")
         self.assertIn("***", str(caught.exception))
         self.assertNotIn("hunter2", str(caught.exception))
+
+    def test_a_killed_tasks_unended_workload_is_left_out(self):
+        ended = {"statistics": {"durations": {}}, "data": [{}]}
+        task = {"subtasks": [
+            {"status": "finished", "workloads": [ended]},
+            # the workload a killed Rally was running: no results at all
+            {"status": "running", "workloads": [{"statistics": {},
+                                                 "data": []}]}]}
+        self.assertEqual([{"status": "finished", "workloads": [ended]}],
+                         rally_reads.ended_only(task)["subtasks"])
