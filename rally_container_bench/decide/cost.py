@@ -75,14 +75,23 @@ def of_run(document, rounds, elapsed, decided):
     """
     by_task = {task["uuid"]: task for task in document.get("tasks", [])}
     spent = dict.fromkeys(KINDS, 0.0)
+    accounted = 0.0
     for done in rounds:
         task = by_task.get(done["task"])
+        accounted += done["seconds"]
         if task is None:
             spent["rally"] += done["seconds"]
-            continue
-        for kind, value in task_split(task, done["seconds"]).items():
-            spent[kind] += value
-    spent["rally"] += max(0.0, elapsed - sum(r["seconds"] for r in rounds))
+        else:
+            for kind, value in task_split(task, done["seconds"]).items():
+                spent[kind] += value
+        # an interrupted session's part of the round: its workloads' own
+        # seconds (the rest of that session counts as Rally's)
+        for uuid in done.get("kept_from") or []:
+            if uuid in by_task:
+                for kind, value in task_split(by_task[uuid], 0.0).items():
+                    spent[kind] += value
+                    accounted += value
+    spent["rally"] += max(0.0, elapsed - accounted)
     return {"elapsed_s": round(elapsed, 1), "decided_cells": decided,
             "seconds_per_decided_cell": round(elapsed / decided, 1)
             if decided else None,

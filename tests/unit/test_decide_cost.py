@@ -45,6 +45,21 @@ class CostTestCase(unittest.TestCase):
                                         " wall time: Rally's own start and "
                                         "results 40 %"), said)
 
+    def test_a_rounds_part_from_an_interrupted_session_counts(self):
+        def task(uuid, tests):
+            return {"uuid": uuid, "subtasks": [{"workloads": [{
+                "full_duration": 10.0, "load_duration": 10.0,
+                "data": [_iteration(10, [("sysbench.cpu", tests)])]}]}]}
+        document = {"tasks": [task("killed", 10.0), task("t2", 6.0)]}
+        # the first session ran 30 s, 10 of them the kept workload's; the
+        # second 15 s, the round's other cell
+        found = cost.of_run(document, [{"task": "t2", "seconds": 15.0,
+                                        "kept_from": ["killed"]}],
+                            45.0, 1)
+        self.assertEqual({"rally": 25.0, "contexts": 0.0, "boots": 0.0,
+                          "tests": 16.0, "deletes": 0.0,
+                          "twins_and_waits": 4.0}, found["seconds"])
+
     def test_nothing_decided_says_so(self):
         found = cost.of_run({"tasks": []}, [{"task": "gone",
                                              "seconds": 10.0}], 10.0, 0)
