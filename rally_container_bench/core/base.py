@@ -13,6 +13,7 @@ host itself (native) or an instance reached over SSH.
 import abc
 import dataclasses
 import subprocess
+import threading
 import time
 
 from rally_container_bench.core import abort
@@ -250,9 +251,29 @@ class Driver(abc.ABC):
     #: the instance runs a kernel of its own (a VM): its /proc/uptime at
     #: the first login is its boot time, measured inside
     own_kernel = False
-    #: the host CPU the scenario pins the instance to (a pinned pair: its
-    #: native twin runs there too); None: where the engine puts it
-    pinned_cpu = None
+
+    @property
+    def pinned_cpu(self):
+        """The host CPU the scenario pins this thread's instance to.
+
+        A pinned pair's native twin runs there too; None: where the
+        engine puts it. Per thread: a Rally worker process runs several
+        iterations at once in threads that share this driver, each with
+        a CPU of its own. Set on the driver itself, the last thread's
+        CPU was every thread's: at 4 and 8 at once on two CPUs a wave's
+        containers landed on one CPU while their twins used both, and
+        the instances read half their twins' rate (KEK's campaign,
+        2026-12-06: pair SD 17-33 % against the A/A's 0.5-1.7 %).
+        """
+        return getattr(self._pins(), "cpu", None)
+
+    @pinned_cpu.setter
+    def pinned_cpu(self, cpu):
+        self._pins().cpu = cpu
+
+    def _pins(self):
+        # dict.setdefault is atomic: one threading.local per driver
+        return self.__dict__.setdefault("_thread_pins", threading.local())
 
     @property
     def cpuset(self):
