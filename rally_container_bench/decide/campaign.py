@@ -311,9 +311,8 @@ class Kept:
         if uuid is not None:
             keep_part(self.state, number, uuid,
                       finished_cells(document, uuid))
-        self._save(tasks=self.state["tasks"], in_flight=None,
-                   partial=self.state.get("partial"),
-                   planned=cells_list(planned))
+        # keep_part changed the state's tasks and partial in place
+        self._save(in_flight=None, planned=cells_list(planned))
 
     def _save(self, **changes):
         self.state.update(changes, elapsed_s=round(self.progress.elapsed(),
