@@ -434,3 +434,15 @@ class AtOnceTestCase(unittest.TestCase):
         said = measured_runs.pairing_said(measured_runs.Pairing(
             "at-once", "2 need 4 CPUs", None))
         self.assertIn("in sequence, at once asked: 2 need 4 CPUs", said)
+
+    def test_a_step_whose_kinds_were_all_chosen_in_sequence_says_so(self):
+        # decide's calibration chose in sequence for both kinds (README
+        # command 1 on a fresh machine, 2026-12-06): the placement table
+        # said "at once ()" for the cells at 1
+        chosen = {"cpu": cpu_pairs.SEQUENTIAL,
+                  "memory": cpu_pairs.SEQUENTIAL}
+        self.assertEqual("in sequence", measured_runs.pairing_said(
+            measured_runs.Pairing(chosen, None, None)))
+        said = measured_runs.pairing_said(measured_runs.Pairing(
+            dict(chosen, cpu=cpu_pairs.AT_ONCE), None, None))
+        self.assertTrue(said.startswith("at once (cpu): "), said)

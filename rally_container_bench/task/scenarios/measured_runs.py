@@ -340,6 +340,9 @@ def pairing_said(pairing):
     kinds = ", ".join(k for k in cpu_pairs.KINDS_AT_ONCE
                       if cpu_pairs.mode_of(pairing.asked, k)
                       == cpu_pairs.AT_ONCE)
+    if not kinds:
+        # decide's calibration chose in sequence for every kind
+        return cpu_pairs.SAID[cpu_pairs.SEQUENTIAL]
     return "at once (%s): instance and twin on CPUs of their own, " \
         "released together; the rest in sequence" % kinds
 
