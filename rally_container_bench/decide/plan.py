@@ -76,6 +76,31 @@ def cloud_task(args):
         units_of(args)) <= set(registry.INSTANCE_NAMES)
 
 
+def check_engines(args, conf=None):
+    """DecideError where a local platform's engine cannot boot now.
+
+    Rally's rcbench_engine_ready says the same, but only at the first
+    round's start, after the A/A calibration has run; a campaign would
+    fail a minute or more after its start (an engine's daemon not
+    started, the guest image not built).
+    """
+    if cloud_task(args):
+        return
+    from rally_container_bench import opts
+    conf = conf or opts.register()
+    drivers = collections.defaultdict(list)  # {reason: [driver]}
+    for name in sorted(set(units_of(args))):
+        why = registry.not_ready(name, conf)
+        if why:
+            drivers[why].append(repr(name))
+    if drivers:
+        raise DecideError("%s: nothing ran ('rcbench engines start' starts "
+                          "the engines' daemons, 'rcbench doctor' says what "
+                          "each needs)" % "; ".join(
+                              "driver %s %s" % (", ".join(names), why)
+                              for why, names in drivers.items()))
+
+
 def instrument_cells(args, cells):
     """({(cell, step): tests} of the instrument check, what it leaves out).
 

@@ -152,6 +152,7 @@ class SequentialRun(campaign.Kept):
         self.log_path = os.path.join(out, "rally-task.log")
 
     def run(self):
+        planner.check_engines(self.args)
         os.makedirs(self.out, exist_ok=True)
         open(self.log_path, "a").close()  # there to follow from the start
         self._start_or_resume()

@@ -8,6 +8,7 @@ Cleanup is engines.catalog.leftovers, for both views.
 import os
 import threading
 
+from rally_container_bench.core import base
 from rally_container_bench.engines import catalog
 from rally_container_bench.images import busybox
 from rally_container_bench.images import guest
@@ -32,6 +33,23 @@ def lifecycle_class(name):
 def guest_image(conf):
     return catalog.built(guest.GuestImage.in_cache(conf.image_cache_dir),
                          "guest")
+
+
+def not_ready(name, conf):
+    """Why the instance driver ``name`` cannot boot here now, or None.
+
+    Its engine must answer with what conf needs (what ``rcbench doctor``
+    says) and the guest image must be built. The reason reads after the
+    driver's name: "cannot run on this host: ...".
+    """
+    usable, why = instance_class(name).check(conf)
+    if not usable:
+        return "cannot run on this host: %s" % why
+    try:
+        guest_image(conf)
+    except base.DriverError as e:
+        return "has no image to boot: %s" % e
+    return None
 
 
 def busybox_image(conf):

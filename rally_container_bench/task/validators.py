@@ -10,7 +10,6 @@ import tempfile
 
 from rally.common import validation
 
-from rally_container_bench.core import base
 from rally_container_bench.core import tuning as tuning_lib
 from rally_container_bench.engines import registry
 from rally_container_bench import opts
@@ -327,14 +326,9 @@ class EngineReadyValidator(validation.Validator):
         name = _arg(config, self.driver_param)
         if name not in registry.INSTANCE_NAMES:
             return  # the enum validator names the allowed drivers
-        conf = opts.register()
-        usable, why = registry.instance_class(name).check(conf)
-        if not usable:
-            self.fail("driver %r cannot run on this host: %s" % (name, why))
-        try:
-            registry.guest_image(conf)
-        except base.DriverError as e:
-            self.fail("driver %r has no image to boot: %s" % (name, e))
+        why = registry.not_ready(name, opts.register())
+        if why:
+            self.fail("driver %r %s" % (name, why))
 
 
 @validation.configure(name="rcbench_ssh_target")
