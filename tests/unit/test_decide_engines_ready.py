@@ -35,11 +35,16 @@ def _conf_without_image():
 class EnginesReadyTestCase(unittest.TestCase):
 
     def test_each_local_platform_that_cannot_boot_is_named(self):
+        conf = _conf_without_image()
         with self.assertRaises(planner.DecideError) as caught:
-            planner.check_engines(LOCAL, _conf_without_image())
+            planner.check_engines(LOCAL, conf)
         said = str(caught.exception)
-        # one reason, said once, for every driver it stops
-        self.assertIn("driver 'docker', 'lxc' ", said)
+        reasons = {name: registry.not_ready(name, conf)
+                   for name in ("docker", "lxc")}
+        for name, why in reasons.items():
+            self.assertIn(repr(name), said)
+            # a reason two drivers share (no image) is said once
+            self.assertEqual(1, said.count(why), said)
         self.assertNotIn("'native'", said)
         self.assertIn("nothing ran", said)
         self.assertIn("rcbench engines start", said)
