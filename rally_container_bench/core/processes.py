@@ -40,6 +40,16 @@ def start_ticks(pid):
 
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
 
+# How much later than its pid file a process may seem to start and still be
+# the one the file names. The start time and /proc/uptime are whole ticks
+# (10 ms), truncated; a file's mtime is the kernel's coarse clock. A daemon
+# that writes its pid file right after its fork (nginx, sleep & echo $!)
+# seemed to start up to 11 ms after the file's time: 16 of 300 such
+# daemons were refused at one tick of slack (2026-12-06), and a CI left
+# an nginx running. A pid handed out again within 1 s would need the whole
+# pid range forked in that second (a 100-container task takes a minute).
+PIDFILE_SLACK_S = 1.0
+
 
 def started_at(ticks):
     """The wall-clock time (epoch s) of a start time in ticks after boot."""
@@ -115,7 +125,8 @@ class Recorded(collections.namedtuple("Recorded", "pid start")):
         if not text.strip().isdigit():
             return None
         now = cls.of(int(text))
-        if now is None or started_at(now.start) > written + _TICK_S:
+        if now is None \
+                or started_at(now.start) > written + PIDFILE_SLACK_S:
             return None
         return now
 
@@ -229,8 +240,9 @@ def signal_script(pidfile, program, signame="TERM"):
 
     For a host or guest reached through an executor (no Python there):
     the process must run ``program`` and have started before pidfile was
-    written (the one recorded_pid of tools/openstack-aio/common.sh checks
-    the same way); a pid file left by a daemon that died names nobody.
+    written, within PIDFILE_SLACK_S (the one recorded_pid of
+    tools/openstack-aio/common.sh checks the same way); a pid file left by
+    a daemon that died names nobody.
     """
     quoted = shlex.quote(pidfile)
     return (
@@ -241,7 +253,7 @@ def signal_script(pidfile, program, signame="TERM"):
         "'FILENAME == \"/proc/uptime\" { up = $1; next } "
         "{ sub(/.*\\) /, \"\"); start = $20 } "
         "END { exit !(start != \"\" && now - up + start / hz "
-        "<= written + 1 / hz) }' /proc/uptime /proc/$pid/stat "
+        "<= written + %(slack)s) }' /proc/uptime /proc/$pid/stat "
         "&& kill -s %(sig)s \"$pid\"" % {
             "file": quoted, "program": shlex.quote(program[:15]),
-            "sig": signame})
+            "sig": signame, "slack": PIDFILE_SLACK_S})

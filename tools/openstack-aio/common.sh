@@ -77,7 +77,9 @@ aio_pid() {
 }
 
 # recorded_pid FILE: the pid FILE names, if that process runs (a zombie is
-# gone) and started before FILE was written: one started after got the
+# gone) and started before FILE was written, within 1 s (the slack of
+# PIDFILE_SLACK_S in rally_container_bench/core/processes.py: a daemon's
+# start and FILE's time are read in ticks): one started after got the
 # number since (a pid is handed out again once its process is reaped).
 recorded_pid() {
     local file=$1 pid
@@ -88,7 +90,7 @@ recorded_pid() {
         FILENAME == "/proc/uptime" { up = $1; next }
         { sub(/.*\) /, ""); state = $1; start = $20 }
         END { exit !(start != "" && state != "Z" \
-                     && now - up + start / hz <= written + 1 / hz) }' \
+                     && now - up + start / hz <= written + 1) }' \
         /proc/uptime "/proc/$pid/stat" 2>/dev/null && echo "$pid"
 }
 
