@@ -363,6 +363,42 @@ Metric = collections.namedtuple("Metric", "value unit")
 Result = collections.namedtuple("Result", "metrics")
 
 
+class TwinCpuTestCase(unittest.TestCase):
+    """A test paired in sequence runs its twin beside the instance.
+
+    Where a step's cpu pairs run at once, its twin's executor is on
+    another CPU; fileio (and a kind left in sequence) runs the twin on
+    the instance's CPU, its "beside" executor.
+    """
+
+    def twin_executor(self, twin):
+        runs = _Runs()
+        runs.context = {"iteration": 1}
+        runs._read_clock = lambda executor: None
+        seen = []
+
+        def run_one(executor, *args, **kwargs):
+            seen.append(executor)
+            return None
+
+        runs._run_one = run_one
+        plan = _plan(executor=mock.Mock(on_host=True), twin=twin,
+                     pairing={"cpu": cpu_pairs.AT_ONCE})
+        spec = tests_lib.resolve("quick-fileio-rndrd")
+        self.assertEqual(cpu_pairs.SEQUENTIAL, plan.mode(spec))
+        runs._measured_run(plan, (0, 0, 0), spec, 0,
+                           measured_runs.NATIVE_TWIN)
+        return seen[0]
+
+    def test_the_twin_in_sequence_runs_on_the_instance_s_cpu(self):
+        on_its_cpu, beside = mock.Mock(), mock.Mock()
+        self.assertIs(beside, self.twin_executor(measured_runs.Twin(
+            on_its_cpu, "sysbench", "/tmp", beside=beside)))
+        # one CPU for both (no pair at once): the twin's own executor
+        self.assertIs(on_its_cpu, self.twin_executor(measured_runs.Twin(
+            on_its_cpu, "sysbench", "/tmp")))
+
+
 class AtOnceTestCase(unittest.TestCase):
     """_pair_at_once with stand-in runs (their start stamps written here).
 

@@ -134,8 +134,10 @@ class CloudInstanceMixin:
             cpu = self._pinned_cpu(driver, instance, environment, view)
             twin_cpu, placed = self._twin_placement(driver, view, host, cpu,
                                                     pairing)
-            twin = measured_runs.Twin(base.pinned(view.owned(), twin_cpu),
-                                      found.sysbench, scratch)
+            twin = measured_runs.Twin(
+                base.pinned(view.owned(), twin_cpu), found.sysbench, scratch,
+                beside=base.pinned(view.owned(), cpu)
+                if twin_cpu != cpu else None)
             said = measured_runs.pairing_said(placed)
             environment.update(
                 twin_host=host, load_read_on=host,
@@ -223,6 +225,7 @@ def _pinning(cpu, twin_cpu):
                 "host's kernel puts it")
     if twin_cpu not in (None, cpu):
         return ("instance on host CPU %d (its flavor's dedicated vCPU), its "
-                "native twin on host CPU %d" % (cpu, twin_cpu))
+                "native twin on host CPU %d at once, on %d in sequence"
+                % (cpu, twin_cpu, cpu))
     return ("instance (its flavor's dedicated vCPU) and its native twin on "
             "host CPU %s" % cpu)

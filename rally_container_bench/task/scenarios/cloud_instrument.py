@@ -82,8 +82,10 @@ class AgainstTwinOnHost(sysbench_utils.SysbenchScenarioMixin,
                                                     pairing)
             scratch, twins = (self._scratch(stack, view, found)
                               for _ in range(2))
-            twin = measured_runs.Twin(base.pinned(view.owned(), twin_cpu),
-                                      found.sysbench, twins)
+            twin = measured_runs.Twin(
+                base.pinned(view.owned(), twin_cpu), found.sysbench, twins,
+                beside=base.pinned(view.owned(), cpu)
+                if twin_cpu != cpu else None)
             said = measured_runs.pairing_said(placed)
             self.run_tests(
                 base.pinned(view.owned(), cpu), tests, found.sysbench, scratch,
@@ -99,8 +101,9 @@ class AgainstTwinOnHost(sysbench_utils.SysbenchScenarioMixin,
                     "pinning": "unpinned: both where the host's kernel puts "
                                "them, as an unpinned instance's twin"
                                if cpu is None else
-                               "on CPU %d of %s, its twin on CPU %d"
-                               % (cpu, host, twin_cpu)},
+                               "on CPU %d of %s, its twin on CPU %d at "
+                               "once, on %d in sequence"
+                               % (cpu, host, twin_cpu, cpu)},
                 twin=twin, host=view, repeat=repeat or 1, pairing=placed)
 
     def _placement(self, view, host, of_kind, pairing):

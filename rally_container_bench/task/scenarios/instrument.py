@@ -81,8 +81,10 @@ class AgainstTwin(sysbench_utils.SysbenchScenarioMixin, scenario.Scenario):
             cpu, cell_name(neighbour_nice, pairing), neighbour)
         with contextlib.ExitStack() as stack:
             scratch, twins = (self._scratch_here(stack) for _ in range(2))
-            twin = measured_runs.Twin(native.NativeExecutor(twin_cpu),
-                                      executable, twins)
+            twin = measured_runs.Twin(
+                native.NativeExecutor(twin_cpu), executable, twins,
+                beside=native.NativeExecutor(cpu) if twin_cpu != cpu
+                else None)
             self.run_tests(executor, tests, executable, scratch, timeout,
                            metadata={"pinning": _pinning(cpu, twin_cpu),
                                      "pairing": measured_runs.pairing_said(
@@ -95,5 +97,6 @@ def _pinning(cpu, twin_cpu):
     if cpu is None:
         return "unpinned: both where the kernel puts them"
     if twin_cpu != cpu:
-        return "on host CPU %d, its twin on host CPU %d" % (cpu, twin_cpu)
+        return ("on host CPU %d, its twin on host CPU %d at once, on %d in "
+                "sequence" % (cpu, twin_cpu, cpu))
     return "both on host CPU %d" % cpu

@@ -140,7 +140,9 @@ class BootSysbenchDelete(LocalInstancesScenario):
                 twin = measured_runs.Twin(
                     native.NativeExecutor(twin_cpu),
                     sysbench_path or conf.sysbench_path,
-                    self._scratch_here(stack))
+                    self._scratch_here(stack),
+                    beside=native.NativeExecutor(cpu)
+                    if twin_cpu != cpu else None)
             instance = stack.enter_context(self._instance(engine))
             executor = stack.enter_context(
                 contextlib.closing(engine.executor(instance)))
@@ -163,8 +165,8 @@ def pinning(native_twin, cpu, engine, twin_cpu=None):
     if not native_twin:
         return "no twin"
     if cpu is not None and twin_cpu not in (None, cpu):
-        return ("instance on host CPU %d, its native twin on host CPU %d"
-                % (cpu, twin_cpu))
+        return ("instance on host CPU %d, its native twin on host CPU %d "
+                "at once, on %d in sequence" % (cpu, twin_cpu, cpu))
     if cpu is not None:
         return "instance and its native twin on host CPU %d" % cpu
     if engine.cpuset is not None:

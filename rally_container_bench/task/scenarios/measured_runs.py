@@ -41,8 +41,13 @@ SLOTS = 5
 # validity.cpu_pairs, or {kind: mode}; None: in sequence), why it pairs
 # in sequence all the same, and the two CPUs of its pairs at once.
 Pairing = collections.namedtuple("Pairing", "asked in_sequence_why cpus")
-Twin = collections.namedtuple("Twin", "executor executable workdir versions",
-                              defaults=(None,))
+# A twin's executor, on its CPU of a pair at once where one is asked, and
+# beside: the same on the instance's CPU, for the tests paired in sequence
+# (None: executor's). On two CPUs in turn a pair in sequence took the
+# CPUs' difference in: the disk's completions land on one, and fileio's
+# A/A at 1 had a pair SD of 30-42 % (KEK's campaign, 2026-12-06).
+Twin = collections.namedtuple("Twin", "executor executable workdir versions "
+                              "beside", defaults=(None, None))
 
 
 def pairs(spec):
@@ -204,7 +209,8 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
 
     def _measured_run(self, plan, at, spec, slot, role):
         inside = role == INSTANCE
-        executor = plan.executor if inside else plan.twin.executor
+        executor = plan.executor if inside else (
+            plan.twin.beside or plan.twin.executor)
         clocked = inside and not executor.on_host and not getattr(
             executor, "replays", False)
         outcome = Outcome(role, limit=plan.limit,
