@@ -270,11 +270,17 @@ class Kept:
         if state["margins"] is not None:
             self.margins = state["margins"]
             self.margin_notes = state["margin_notes"]
+        if state["left"] is not None:
+            # the progress line goes on from the cells already decided
+            self.progress.state.update(decided=self.total - sum(
+                len(tests) for tests in cells_of(state["left"]).values()))
         self.progress.say(
-            "resuming the campaign in %s: %d round(s) done, %s of the %s "
-            "budget spent" % (self.out, len(state["rounds"]),
-                              rally_runs.minutes(state["elapsed_s"]),
-                              rally_runs.minutes(self.budget)))
+            "resuming the campaign in %s: %d round(s) done, %d of %d cells "
+            "decided, %s of the %s budget spent" % (
+                self.out, len(state["rounds"]),
+                self.progress.state["decided"], self.total,
+                rally_runs.minutes(state["elapsed_s"]),
+                rally_runs.minutes(self.budget)))
         settle_in_flight(
             state, self.progress.say, self.reads.status,
             lambda uuid: run_cleanup(cleanup_command(

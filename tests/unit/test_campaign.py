@@ -5,6 +5,7 @@ Python that, like Rally, ends its task on SIGINT); the whole kill and
 resume of a campaign: tests/functional/test_decide_resume.py.
 """
 
+import io
 import json
 import os
 import shutil
@@ -196,3 +197,39 @@ class CampaignStateTestCase(unittest.TestCase):
                           "/r.conf", "--env", "aio"], argv[1:])
         self.assertEqual(["cleanup", "--task", "u1"], campaign.cleanup_command(
             ["rally"], "local", "u1", cloud=False)[1:])
+
+
+class ResumedProgressTestCase(unittest.TestCase):
+    """A resumed run says, and its progress line starts from, what it kept.
+
+    Its progress line read "cells decided 0 of 129" through KEK's
+    campaign's round 2 with 48 decided in round 1.
+    """
+
+    def test_the_cells_decided_carry_over(self):
+        from rally_container_bench.decide import run as decide
+        out = tempfile.mkdtemp(prefix="rcbench-campaign-")
+        self.addCleanup(shutil.rmtree, out, True)
+        task = os.path.join(out, "task.yaml")
+        with open(task, "w") as f:
+            f.write("{}\n")
+        args = {"platforms": ["native", "docker"], "concurrency": [1, 2],
+                "tests": ["quick-cpu", "quick-memory-read"]}
+        state = campaign.new_state(["false"], task, args, "env", {}, [])
+        state.update(rounds=[{"round": 1}], tasks=["t1"], elapsed_s=60.0,
+                     left=[["docker", 2, ["quick-memory-read"]]])
+        stream = _Stream()
+        run = decide.SequentialRun(["false"], task, args, "env", out, 600,
+                                   4, 2, None, stream,
+                                   instrument_check=False, resumed=state)
+        run._start_or_resume()
+        # 4 cells (docker at 1 and 2, cpu and memory), one left
+        self.assertIn("1 round(s) done, 3 of 4 cells decided, 1:00 of the "
+                      "10:00 budget spent", stream.getvalue())
+        self.assertEqual(3, run.progress.state["decided"])
+
+
+class _Stream(io.StringIO):
+
+    def isatty(self):
+        return False
