@@ -4,14 +4,18 @@ Every conclusion of KEK's HEPiX 2015 talk (the seed this project
 re-enacts), in its words, with the cells that test it and the answer the
 measured ones give:
 
-- **agrees**: the measured 95 % CI of the change (platform against its
-  native twin) overlaps the range KEK states, at every step it covers;
-  for a phase (a platform against another, no native) the two means'
-  CIs are apart in KEK's direction;
+- **agrees**: at every step it covers, the measured 95 % CI of the
+  change (platform against its native twin) lies within the range KEK
+  states, or the cell is decided "worse" ("better") where KEK's range is
+  all below (above) zero and the CI overlaps it; for a phase (a platform
+  against another, no native) the two means' CIs are apart in KEK's
+  direction;
 - **disagrees**: at some step the CI lies wholly outside KEK's range (or
   the phase's CIs are apart the other way);
-- **not settled**: a CI overlaps KEK's range and beyond it, the cell
-  undecided; or the phase's CIs overlap;
+- **not settled**: a CI overlaps KEK's range and beyond it, with no
+  decided change in KEK's direction ("equivalent" at a margin wider than
+  KEK's range is no answer: fileio's at +-81.5 % "agreed" with "15 %
+  worse" until 2026-12-06); or the phase's CIs overlap;
 - **cannot be checked here**, and why: no such cell or step in the
   results, or KVM's claims where the VM ran under emulation (QEMU TCG),
   with the command that checks it on a KVM host.
@@ -138,12 +142,17 @@ def _answer_vs_native(rows, low, high):
         said.append(text)
         if b < low or a > high:
             answers.append(DISAGREES)
-        elif low <= a and b <= high or r["verdict"] in (
-                "worse", "better", "equivalent"):
+        elif low <= a and b <= high or _decided_toward(r["verdict"], low,
+                                                       high):
             answers.append(AGREES)
         else:
             answers.append(UNSETTLED)
     return answers, said
+
+
+def _decided_toward(verdict, low, high):
+    """A decided change on the side of zero all of KEK's range is on."""
+    return verdict == "worse" and high < 0 or verdict == "better" and low > 0
 
 
 def _short(metric):
@@ -269,11 +278,13 @@ def check(report):
     return [check_claim(report, claim) for claim in CLAIMS]
 
 
-RULE = ("An answer *agrees* where the measured 95 % CI of the change "
-        "overlaps the range KEK states at every step it covers (a phase: "
-        "the two means' CIs apart in KEK's direction); *disagrees* where "
-        "at a step it lies wholly outside; *not settled* where it overlaps "
-        "and the cell is undecided.")
+RULE = ("An answer *agrees* where, at every step it covers, the measured "
+        "95 % CI of the change lies within the range KEK states, or the "
+        "cell is decided worse (better) where KEK's range is all below "
+        "(above) zero and the CI overlaps it (a phase: the two means' CIs "
+        "apart in KEK's direction); *disagrees* where at a step the CI "
+        "lies wholly outside; *not settled* where it overlaps the range "
+        "and beyond with no decided change in KEK's direction.")
 
 
 def table(found):

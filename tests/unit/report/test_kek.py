@@ -70,6 +70,30 @@ class KekTestCase(unittest.TestCase):
         self.assertEqual(kek.UNSETTLED, answer(
             found, "Docker is 2-5% worse")["answer"])
 
+    def test_equivalence_wider_than_kek_s_range_settles_nothing(self):
+        # fileio at the disk's floor: "equivalent" at +-81.5 % overlaps
+        # "15 % worse" and zero alike
+        seqwr = "sysbench.fileio.seqwr.written_mib_per_s"
+        rndwr = "sysbench.fileio.rndwr.written_mib_per_s"
+        metrics = METRICS + [{"name": seqwr, "headline": True},
+                             {"name": rndwr, "headline": True}]
+        wide = row("docker", seqwr, 1, -0.015, -0.313, 0.412, "equivalent")
+        found = kek.check(dict(report([wide]), metrics=metrics))
+        self.assertEqual(kek.UNSETTLED, answer(
+            found, "In the case of single request")["answer"])
+        worse = row("docker", seqwr, 1, -0.12, -0.16, -0.08, "worse")
+        found = kek.check(dict(report([worse]), metrics=metrics))
+        self.assertEqual(kek.AGREES, answer(
+            found, "In the case of single request")["answer"])
+        # "almost native": only a CI inside KEK's -5..+2 % agrees
+        for ci, said in (((-0.04, 0.01), kek.AGREES),
+                         ((-0.36, 0.64), kek.UNSETTLED)):
+            found = kek.check(dict(report([row(
+                "docker", rndwr, 2, 0.0, ci[0], ci[1], "equivalent")]),
+                metrics=metrics))
+            self.assertEqual(said, answer(
+                found, "Beside that Docker")["answer"], ci)
+
     def test_what_is_not_there_or_emulated_cannot_be_checked(self):
         cpu = "sysbench.cpu.events_per_s"
         tcg = [dict(p, acceleration="tcg", label="qemu-tcg")
