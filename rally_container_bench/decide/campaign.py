@@ -204,6 +204,28 @@ def finished_cells(document, uuid):
     return done
 
 
+def whole_cells_only(document, interrupted):
+    """document less what interrupted tasks cut short (in place).
+
+    A cell that Ctrl-C or a kill cut short in its round's task runs again
+    in that round: its iterations there (the aborted one "failed") would
+    count beside the new ones, and fail a campaign that failed nothing
+    (KEK's, 2026-12-06: "lxc at concurrency 2: 1 of 10 iterations
+    failed", the one Ctrl-C aborted). interrupted: their uuids.
+    """
+    for task in document.get("tasks", []):
+        if task.get("uuid") not in interrupted:
+            continue
+        done = finished_cells(document, task["uuid"])
+        for subtask in task["subtasks"]:
+            subtask["workloads"] = [
+                w for w in subtask["workloads"]
+                if ((results.round_config(w) or {}).get("cell"),
+                    budget.concurrency_of(w)) in done]
+        task["subtasks"] = [s for s in task["subtasks"] if s["workloads"]]
+    return document
+
+
 def keep_part(state, number, uuid, done):
     """Round number's task uuid kept, with its cells done (a set).
 
@@ -288,6 +310,19 @@ class Kept:
                 self.log_path),
             self._finished_cells)
         self._save()
+
+    def _report_of(self, uuids):
+        """Rally's report of the run's tasks (rally.json), each cell whole.
+
+        Less what the tasks an earlier interrupt ended (kept from their
+        rounds) cut short: those cells run again in their round. The
+        interrupt's own report keeps them (what they finished).
+        """
+        interrupted = {u for r in self.state["rounds"]
+                       for u in r.get("kept_from", [])}
+        interrupted.update((self.state.get("partial") or {}).get("tasks", []))
+        return whole_cells_only(self.reads.report(
+            uuids, os.path.join(self.out, "rally.json")), interrupted)
 
     def _finished_cells(self, uuid):
         path = os.path.join(self.out, "interrupted-task.json")

@@ -222,8 +222,7 @@ class SequentialRun(campaign.Kept):
         rounds = list(state["rounds"])
         if state["left"] is not None:
             left = campaign.cells_of(state["left"])
-        document = self.reads.report(
-            uuids, os.path.join(self.out, "rally.json")) if uuids else None
+        document = self._report_of(uuids) if uuids else None
         # the cells the next round runs: a resumed run's as planned (all
         # undecided, where it was interrupted before it planned)
         planned = left if state["planned"] is None \
@@ -244,10 +243,10 @@ class SequentialRun(campaign.Kept):
             if uuid is None and (plan or interrupt.seen):
                 break
             uuids += [uuid] if uuid else []
-            document = self.reads.report(
-                uuids, os.path.join(self.out, "rally.json"))
+            document = self._report_of(uuids)
             report = comparison.build([document], margins=self.margins)
             if interrupt.seen:
+                # its report keeps what the cut-short cells finished
                 self._keep_interrupted(number, uuid, document, planned)
                 left = planner.undecided(report, self.cells)
                 break

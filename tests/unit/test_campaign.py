@@ -190,6 +190,16 @@ class CampaignStateTestCase(unittest.TestCase):
                          campaign.finished_cells(document, "u2"))
         self.assertEqual(set(), campaign.finished_cells(document, "none"))
 
+        # the report keeps of an interrupted task only its whole cells;
+        # another task's are left as they are
+        campaign.whole_cells_only(document, {"u2", "gone"})
+        cells = {task["uuid"]: [
+            (w["contexts"]["rcbench_round@rally_container_bench"]["cell"],
+             len(w["data"])) for s in task["subtasks"]
+            for w in s["workloads"]] for task in document["tasks"]}
+        self.assertEqual({"old": [("lxc", 4)],
+                          "u2": [("docker", 4), ("native-aa", 4)]}, cells)
+
     def test_the_cleanup_names_the_rally_config_and_a_clouds_env(self):
         argv = campaign.cleanup_command(
             ["rally", "--config-file", "/r.conf"], "aio", "u1", cloud=True)
@@ -227,6 +237,42 @@ class ResumedProgressTestCase(unittest.TestCase):
         self.assertIn("1 round(s) done, 3 of 4 cells decided, 1:00 of the "
                       "10:00 budget spent", stream.getvalue())
         self.assertEqual(3, run.progress.state["decided"])
+
+    def test_a_resumed_report_leaves_out_what_an_interrupt_cut_short(self):
+        from rally_container_bench.decide import run as decide
+        out = tempfile.mkdtemp(prefix="rcbench-campaign-")
+        self.addCleanup(shutil.rmtree, out, True)
+        task = os.path.join(out, "task.yaml")
+        with open(task, "w") as f:
+            f.write("{}\n")
+        args = {"platforms": ["native", "docker"], "concurrency": [2],
+                "tests": ["quick-cpu"]}
+        state = campaign.new_state(["false"], task, args, "env", {}, [])
+        # round 2 ended whole after Ctrl-C had cut docker at 2 short in
+        # task u2 (its aborted iteration "failed"), and ran it again in u3
+        state.update(rounds=[{"round": 1, "kept_from": []},
+                             {"round": 2, "kept_from": ["u2"]}],
+                     tasks=["u1", "u2", "u3"])
+
+        def workload(ran):
+            return {"contexts": {"rcbench_round@rally_container_bench":
+                                 {"round": 2, "cell": "docker"}},
+                    "runner": {"constant": {"times": 4, "concurrency": 2}},
+                    "data": [{}] * ran}
+
+        class Reads(object):
+            def report(self, uuids, path):
+                return {"tasks": [
+                    {"uuid": u, "subtasks": [{"status": "finished",
+                                              "workloads": [workload(ran)]}]}
+                    for u, ran in (("u1", 4), ("u2", 2), ("u3", 4))]}
+        run = decide.SequentialRun(["false"], task, args, "env", out, 600,
+                                   4, 2, None, _Stream(),
+                                   instrument_check=False, resumed=state)
+        run.reads = Reads()
+        document = run._report_of(["u1", "u2", "u3"])
+        self.assertEqual([("u1", 1), ("u2", 0), ("u3", 1)], [
+            (t["uuid"], len(t["subtasks"])) for t in document["tasks"]])
 
 
 class _Stream(io.StringIO):
