@@ -209,50 +209,48 @@ class CampaignStateTestCase(unittest.TestCase):
             ["rally"], "local", "u1", cloud=False)[1:])
 
 
-class ResumedProgressTestCase(unittest.TestCase):
-    """A resumed run says, and its progress line starts from, what it kept.
+class ResumedRunTestCase(unittest.TestCase):
+    """What a resumed run says, and the report it reads, after a stop.
 
     Its progress line read "cells decided 0 of 129" through KEK's
     campaign's round 2 with 48 decided in round 1.
     """
 
-    def test_the_cells_decided_carry_over(self):
+    def resumed(self, args, **state):
+        """A SequentialRun resuming state (new_state's, updated)."""
         from rally_container_bench.decide import run as decide
         out = tempfile.mkdtemp(prefix="rcbench-campaign-")
         self.addCleanup(shutil.rmtree, out, True)
         task = os.path.join(out, "task.yaml")
         with open(task, "w") as f:
             f.write("{}\n")
-        args = {"platforms": ["native", "docker"], "concurrency": [1, 2],
-                "tests": ["quick-cpu", "quick-memory-read"]}
-        state = campaign.new_state(["false"], task, args, "env", {}, [])
-        state.update(rounds=[{"round": 1}], tasks=["t1"], elapsed_s=60.0,
-                     left=[["docker", 2, ["quick-memory-read"]]])
-        stream = _Stream()
-        run = decide.SequentialRun(["false"], task, args, "env", out, 600,
-                                   4, 2, None, stream,
-                                   instrument_check=False, resumed=state)
+        kept = campaign.new_state(["false"], task, args, "env", {}, [])
+        kept.update(state)
+        return decide.SequentialRun(["false"], task, args, "env", out, 600,
+                                    4, 2, None, _Stream(),
+                                    instrument_check=False, resumed=kept)
+
+    def test_the_cells_decided_carry_over(self):
+        run = self.resumed(
+            {"platforms": ["native", "docker"], "concurrency": [1, 2],
+             "tests": ["quick-cpu", "quick-memory-read"]},
+            rounds=[{"round": 1}], tasks=["t1"], elapsed_s=60.0,
+            left=[["docker", 2, ["quick-memory-read"]]])
         run._start_or_resume()
         # 4 cells (docker at 1 and 2, cpu and memory), one left
         self.assertIn("1 round(s) done, 3 of 4 cells decided, 1:00 of the "
-                      "10:00 budget spent", stream.getvalue())
+                      "10:00 budget spent", run.progress.stream.getvalue())
         self.assertEqual(3, run.progress.state["decided"])
 
     def test_a_resumed_report_leaves_out_what_an_interrupt_cut_short(self):
-        from rally_container_bench.decide import run as decide
-        out = tempfile.mkdtemp(prefix="rcbench-campaign-")
-        self.addCleanup(shutil.rmtree, out, True)
-        task = os.path.join(out, "task.yaml")
-        with open(task, "w") as f:
-            f.write("{}\n")
-        args = {"platforms": ["native", "docker"], "concurrency": [2],
-                "tests": ["quick-cpu"]}
-        state = campaign.new_state(["false"], task, args, "env", {}, [])
         # round 2 ended whole after Ctrl-C had cut docker at 2 short in
         # task u2 (its aborted iteration "failed"), and ran it again in u3
-        state.update(rounds=[{"round": 1, "kept_from": []},
-                             {"round": 2, "kept_from": ["u2"]}],
-                     tasks=["u1", "u2", "u3"])
+        run = self.resumed(
+            {"platforms": ["native", "docker"], "concurrency": [2],
+             "tests": ["quick-cpu"]},
+            rounds=[{"round": 1, "kept_from": []},
+                    {"round": 2, "kept_from": ["u2"]}],
+            tasks=["u1", "u2", "u3"])
 
         def workload(ran):
             return {"contexts": {"rcbench_round@rally_container_bench":
@@ -266,9 +264,6 @@ class ResumedProgressTestCase(unittest.TestCase):
                     {"uuid": u, "subtasks": [{"status": "finished",
                                               "workloads": [workload(ran)]}]}
                     for u, ran in (("u1", 4), ("u2", 2), ("u3", 4))]}
-        run = decide.SequentialRun(["false"], task, args, "env", out, 600,
-                                   4, 2, None, _Stream(),
-                                   instrument_check=False, resumed=state)
         run.reads = Reads()
         document = run._report_of(["u1", "u2", "u3"])
         self.assertEqual([("u1", 1), ("u2", 0), ("u3", 1)], [
