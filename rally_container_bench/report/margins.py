@@ -96,14 +96,19 @@ def equivalence_methods(margins, looks=None, floors=None):
     default = margins.pop("default", equivalence.DEFAULT_MARGIN)
     text = "+-%g %%" % (100 * default)
 
-    def said(kind, value):
-        floor = floors.get(kind_of_key(kind))
-        return "%s +-%g %%%s" % (kind, 100 * value, "" if floor is None else
-                                 ", disk floor %.2g %%, measured (A/A pair "
-                                 "SD)" % (100 * floor))
+    keys = sorted(margins)
+
+    def said(at, key):
+        # a device's floor once, after its kind's last margin (said after
+        # each of KEK's five disk margins, it took 5 lines of a heading)
+        floor = floors.get(kind_of_key(key))
+        last = at + 1 == len(keys) or kind_of_key(keys[at + 1]) != \
+            kind_of_key(key)
+        return "%s +-%g %%%s" % (
+            key, 100 * margins[key], "" if floor is None or not last else
+            ", disk floor %.2g %%, measured (A/A pair SD)" % (100 * floor))
     if margins:
-        text += " (%s)" % ", ".join(said(k, v)
-                                    for k, v in sorted(margins.items()))
+        text += " (%s)" % ", ".join(said(at, k) for at, k in enumerate(keys))
     return {
         "margin": text,
         "sequential": sequential.METHOD % (looks, equivalence.ALPHA / looks)

@@ -192,3 +192,10 @@ class InstrumentCheckTestCase(unittest.TestCase):
             {"default": 0.02, "disk": 0.1, "cpu": 0.03}, floors=floors)
         self.assertEqual("+-2 % (cpu +-3 %, disk +-10 %, disk floor 4 %, "
                          "measured (A/A pair SD))", said["margin"])
+        # said once for the kind, after its steps' margins
+        said = margins.equivalence_methods(
+            {"disk": 0.1, "disk at 1": 0.8, "disk at 2": 0.14,
+             "memory": 0.05}, floors=floors)
+        self.assertEqual("+-2 % (disk +-10 %, disk at 1 +-80 %, disk at 2 "
+                         "+-14 %, disk floor 4 %, measured (A/A pair SD), "
+                         "memory +-5 %)", said["margin"])
