@@ -24,6 +24,9 @@ Shapes (random read, 4 KiB blocks, one thread, O_DIRECT unless said):
           (first, second, second, first: quick's reading time; a drift
           of the disk within the pair cancels), each side's mean
   pinned  as quick, sysbench pinned to one CPU (taskset)
+  crossed as quick, a pair's sides on CPUs 0 and 1, the first side's CPU
+          alternating pair by pair (how a pair in sequence ran on two
+          CPUs until 2026-12-06)
   256m    as quick, 256 MiB in 32 files
   cached  as quick without O_DIRECT: through the page cache
   both    256m and pinned
@@ -49,6 +52,11 @@ is the two sides' contention, not a path's own cost: a side made slower
 by strace (-20 % back to back on one CPU) read -37 % at once on that
 CPU (they share it) and -0.6 % at once on two CPUs (they share the
 disk's queue). Rejected for twins.
+2026-12-06, KEK's local form (256 MiB in 8 files, kept, 2 s), 10 pairs
+of each: both sides on one CPU 7.6 %, the two CPUs in turn 32.4 %. This
+host's disk interrupts all land on CPU 1 (/proc/interrupts), where a
+run read 72.2 MiB/s against 53.5 on CPU 0 (medians of 20): a pair that
+crosses the CPUs measures them. `--shapes pinned crossed` shows it.
 """
 
 import argparse
@@ -72,6 +80,7 @@ SHAPES = {
     "1s": ({"time": 1}, {}),
     "abba": ({"time": 1}, {"abba": True}),
     "pinned": ({}, {"cpu": 0}),
+    "crossed": ({}, {"crossed": True}),
     "256m": ({"file_total_size": "256M", "file_num": 32}, {}),
     "cached": ({"file_extra_flags": None}, {}),
     "both": ({"file_total_size": "256M", "file_num": 32}, {"cpu": 0}),
@@ -92,10 +101,11 @@ def sysbench(spec, version, phase, workdir, cpu=None):
                           capture_output=True, text=True).stdout
 
 
-def one_run(spec, version, workdir, how, prepared):
+def one_run(spec, version, workdir, how, prepared, cpu=None):
     if not prepared:
         sysbench(spec, version, "prepare", workdir)
-    out = sysbench(spec, version, "run", workdir, how.get("cpu"))
+    out = sysbench(spec, version, "run", workdir,
+                   how.get("cpu") if cpu is None else cpu)
     value = parse.parse(out).metrics[METRIC].value
     if not how.get("kept"):
         sysbench(spec, version, "cleanup", workdir)
@@ -110,9 +120,10 @@ def block(name, version, workdir, pairs):
         sysbench(spec, version, "prepare", workdir)
     diffs = []
     try:
-        for _ in range(pairs):
+        for pair in range(pairs):
             runs = [one_run(spec, version, workdir, how, how.get("kept")
-                            and i > 0)
+                            and i > 0,
+                            (pair + i) % 2 if how.get("crossed") else None)
                     for i in range(4 if how.get("abba") else 2)]
             first, second = runs if len(runs) == 2 else (
                 statistics.mean([runs[0], runs[3]]),
