@@ -134,10 +134,9 @@ class CloudInstanceMixin:
             cpu = self._pinned_cpu(driver, instance, environment, view)
             twin_cpu, placed = self._twin_placement(driver, view, host, cpu,
                                                     pairing)
-            twin = measured_runs.Twin(
-                base.pinned(view.owned(), twin_cpu), found.sysbench, scratch,
-                beside=base.pinned(view.owned(), cpu)
-                if twin_cpu != cpu else None)
+            twin = measured_runs.placed_twin(
+                lambda on: base.pinned(view.owned(), on), cpu, twin_cpu,
+                found.sysbench, scratch)
             said = measured_runs.pairing_said(placed)
             environment.update(
                 twin_host=host, load_read_on=host,

@@ -82,10 +82,9 @@ class AgainstTwinOnHost(sysbench_utils.SysbenchScenarioMixin,
                                                     pairing)
             scratch, twins = (self._scratch(stack, view, found)
                               for _ in range(2))
-            twin = measured_runs.Twin(
-                base.pinned(view.owned(), twin_cpu), found.sysbench, twins,
-                beside=base.pinned(view.owned(), cpu)
-                if twin_cpu != cpu else None)
+            twin = measured_runs.placed_twin(
+                lambda on: base.pinned(view.owned(), on), cpu, twin_cpu,
+                found.sysbench, twins)
             said = measured_runs.pairing_said(placed)
             self.run_tests(
                 base.pinned(view.owned(), cpu), tests, found.sysbench, scratch,

@@ -81,10 +81,8 @@ class AgainstTwin(sysbench_utils.SysbenchScenarioMixin, scenario.Scenario):
             cpu, cell_name(neighbour_nice, pairing), neighbour)
         with contextlib.ExitStack() as stack:
             scratch, twins = (self._scratch_here(stack) for _ in range(2))
-            twin = measured_runs.Twin(
-                native.NativeExecutor(twin_cpu), executable, twins,
-                beside=native.NativeExecutor(cpu) if twin_cpu != cpu
-                else None)
+            twin = measured_runs.placed_twin(
+                native.NativeExecutor, cpu, twin_cpu, executable, twins)
             self.run_tests(executor, tests, executable, scratch, timeout,
                            metadata={"pinning": _pinning(cpu, twin_cpu),
                                      "pairing": measured_runs.pairing_said(

@@ -137,12 +137,10 @@ class BootSysbenchDelete(LocalInstancesScenario):
         with contextlib.ExitStack() as stack:
             twin = None
             if native_twin:
-                twin = measured_runs.Twin(
-                    native.NativeExecutor(twin_cpu),
+                twin = measured_runs.placed_twin(
+                    native.NativeExecutor, cpu, twin_cpu,
                     sysbench_path or conf.sysbench_path,
-                    self._scratch_here(stack),
-                    beside=native.NativeExecutor(cpu)
-                    if twin_cpu != cpu else None)
+                    self._scratch_here(stack))
             instance = stack.enter_context(self._instance(engine))
             executor = stack.enter_context(
                 contextlib.closing(engine.executor(instance)))

@@ -50,6 +50,16 @@ Twin = collections.namedtuple("Twin", "executor executable workdir versions "
                               "beside", defaults=(None, None))
 
 
+def placed_twin(executor_on, cpu, twin_cpu, executable, workdir):
+    """The Twin of a pair placed on (cpu, twin_cpu).
+
+    executor_on(cpu): the twin's executor pinned on cpu; beside only
+    where the pair has two CPUs (at once), for its tests in sequence.
+    """
+    return Twin(executor_on(twin_cpu), executable, workdir,
+                beside=executor_on(cpu) if twin_cpu != cpu else None)
+
+
 def pairs(spec):
     """A test that runs the same on the host as inside an instance."""
     return tools.of(spec).paired
