@@ -14,6 +14,7 @@ from rally_container_bench.engines.native import instance as native
 from rally_container_bench.engines import registry
 from rally_container_bench.report import comparison
 from rally_container_bench.report import margins as margins_lib
+from rally_container_bench.report import sequential
 from rally_container_bench.validity import compute_hosts as host_access
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -267,8 +268,11 @@ def upper_quartile(values):
     return statistics.quantiles(values, n=4, method="inclusive")[2]
 
 
-def pair_spreads(report, cells):
+def pair_spreads(report, cells, field="pair_sd"):
     """{margin key: [pair SD of each cell's headline metric]}.
+
+    field: the rows' pair SD to read ("pair_sd_robust": without the pair
+    farthest off, what the platforms' margins are chosen from).
 
     Decided cells or not: each kind's cells in sequence ("cpu"), again
     by step ("cpu at 1", "cpu at 2": one instance beside its twin pairs
@@ -285,7 +289,7 @@ def pair_spreads(report, cells):
         label = label_of(report, platform)
         for preset in presets:
             for row in headline_rows(report, label, step, preset):
-                if row.get("pair_sd") is None:
+                if row.get(field) is None:
                     continue
                 kind = comparison.kind_of(row["metric"])
                 mode = row.get("pairing")
@@ -293,7 +297,7 @@ def pair_spreads(report, cells):
                 keys = {margins_lib.margin_key(kind, mode),
                         margins_lib.margin_key(kind, mode, step)}
                 for key in keys:
-                    spreads[key].append(row["pair_sd"])
+                    spreads[key].append(row[field])
     return spreads
 
 
@@ -360,8 +364,10 @@ def margin_message(kind, margin, sd, cells, waves, aa_sd=None,
         floor += ("; above +-%g %% only because the A/A needs it: "
                   "\"equivalent\" says little here" % (100 * MAX_AUTO_MARGIN))
     return ("margin of %s: +-%g %% (from round 1: pair SD %.2f %%, the upper "
-            "quartile of %d cells, for the %d waves a cell may get%s)"
-            % (kind, 100 * margin, 100 * sd, cells, waves, floor))
+            "quartile of %d cells, one of %d pairs or more without its "
+            "farthest, for the %d waves a cell may get%s)"
+            % (kind, 100 * margin, 100 * sd, cells, sequential.ROBUST_FROM,
+               waves, floor))
 
 
 def label_of(report, cell):

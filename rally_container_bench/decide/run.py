@@ -364,7 +364,9 @@ class SequentialRun(campaign.Kept):
         beyond which "equivalent" would say nothing.
         """
         rounds = self.looks
-        spreads = planner.pair_spreads(report, self.platform_cells)
+        # one dip of the host sets no margin; the A/A's floor counts all
+        spreads = planner.pair_spreads(report, self.platform_cells,
+                                       "pair_sd_robust")
         floors = planner.pair_spreads(report, self.instrument_aa())
         roomy, _ = pairing_lib.steps_at_once(self.args, self.steps)
         for kind in self.auto:

@@ -248,7 +248,7 @@ def _row(metric, label, concurrency, values, collected, margin,
     observed = equivalence.moment_means(own, moments.get(own_key))
     summary = stats.summarize(own)
     effect = equivalence.NOT_TESTED
-    pair_sd = across = None
+    pair_sd = robust_sd = across = None
     if label == NATIVE:
         comparison = stats.NO_COMPARISON._replace(note="the baseline")
     else:
@@ -263,6 +263,7 @@ def _row(metric, label, concurrency, values, collected, margin,
                 alpha, moments=paired[2])
             if effect.verdict:
                 pair_sd = sequential.pair_sd(*paired)
+                robust_sd = sequential.robust_pair_sd(*paired)
         elif native:
             effect = equivalence.effect(
                 own, native, metric["higher_is_better"], margin, alpha,
@@ -310,6 +311,8 @@ def _row(metric, label, concurrency, values, collected, margin,
         "moments": len(set(paired[2])) if paired else (
             len(observed) if len(observed) < len(own) else None),
         "pair_sd": pair_sd,
+        # what auto margins are chosen from (one pair cannot carry it)
+        "pair_sd_robust": robust_sd,
         "alpha": alpha if decided else None,
         "off_host": off_host if across else None,
         "note": "; ".join(notes),

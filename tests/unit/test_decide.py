@@ -160,6 +160,19 @@ class PairSpreadsTestCase(unittest.TestCase):
         self.assertEqual([0.004, 0.011], sorted(spreads["cpu at 1"]))
         self.assertEqual([0.026], spreads["cpu at 2"])
 
+    def test_the_platforms_margins_read_the_spread_one_pair_cannot_carry(self):
+        report = _report({
+            ("qemu-tcg", 1, "sysbench.cpu.events_per_s"): "worse",
+            ("docker-runc", 1, "sysbench.cpu.events_per_s"): "equivalent"})
+        for row, (plain, robust) in zip(report["rows"], [(0.012, 0.011),
+                                                         (0.0096, 0.0023)]):
+            row.update(pair_sd=plain, pair_sd_robust=robust)
+        cells = planner.cells_of(ARGS)
+        self.assertEqual([0.0023, 0.011], sorted(planner.pair_spreads(
+            report, cells, "pair_sd_robust")["cpu at 1"]))
+        self.assertEqual([0.0096, 0.012], sorted(
+            planner.pair_spreads(report, cells)["cpu at 1"]))
+
 
 class UpperQuartileTestCase(unittest.TestCase):
 
@@ -178,7 +191,8 @@ class MarginMessageTestCase(unittest.TestCase):
     def test_a_margin_chosen_from_round_1s_pairs(self):
         self.assertEqual(
             "margin of cpu: +-2.5 % (from round 1: pair SD 1.94 %, the upper "
-            "quartile of 9 cells, for the 18 waves a cell may get)",
+            "quartile of 9 cells, one of 5 pairs or more without its "
+            "farthest, for the 18 waves a cell may get)",
             planner.margin_message("cpu", 0.025, 0.0194, 9, 18))
 
     def test_no_pairs_says_the_margin_was_kept_and_why(self):

@@ -15,6 +15,7 @@ from rally_container_bench.report import diff
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import margins as margins_lib
 from rally_container_bench.report import render
+from rally_container_bench.report import sequential
 from rally_container_bench.task import output_tables as tables
 from rally_container_bench.workloads import metrics
 
@@ -207,6 +208,9 @@ class PairedVerdictTestCase(unittest.TestCase):
         (native,) = comparison.rows_for(report, METRIC, "native")
         self.assertAlmostEqual(np.mean(twins), native["mean"])
         self.assertIsNotNone(row["pair_sd"])
+        # and the spread margins are chosen from, of the same pairs
+        self.assertEqual(sequential.robust_pair_sd(values, twins),
+                         row["pair_sd_robust"])
         self.assertEqual("cpu", report["noise"][0]["kind"])
 
     def test_pairs_beside_load_alike_are_used_and_counted(self):

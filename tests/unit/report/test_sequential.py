@@ -11,6 +11,8 @@ naive procedure (every look at alpha) does not.
 import math
 import unittest
 
+import numpy as np
+
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import sequential
 
@@ -95,3 +97,50 @@ class MarginFromNoiseTestCase(unittest.TestCase):
     def test_no_spread_known_no_change(self):
         self.assertEqual(0.03, sequential.margin_from_noise(None, 18, 6,
                                                             floor=0.03))
+
+
+class RobustPairSdTestCase(unittest.TestCase):
+    """The spread an auto margin is chosen from: one pair cannot carry it."""
+
+    # fresh run 12 (2026-12-06): docker cpu at 1, one pair of the host's
+    # dip (1584 against 1621 events/s) among pairs within 0.3 %
+    VALUES = [1621, 1600, 1610, 1605, 1612, 1584]
+    TWINS = [1620, 1602, 1607, 1608, 1610, 1621]
+
+    def test_one_dip_of_the_host_does_not_carry_the_spread(self):
+        plain = sequential.pair_sd(self.VALUES, self.TWINS)
+        robust = sequential.robust_pair_sd(self.VALUES, self.TWINS)
+        self.assertGreater(plain, 0.009)
+        self.assertLess(robust, 0.003)
+        # what the dip made of the step's margin, and what it is without
+        self.assertEqual(0.015, sequential.margin_from_noise(
+            plain, 18, 3, floor=0.01))
+        self.assertEqual(0.01, sequential.margin_from_noise(
+            robust, 18, 3, floor=0.01))
+
+    def test_normal_noise_reads_as_the_plain_sd_on_average(self):
+        rng = np.random.default_rng(7)
+        for n in (5, 6, 12):
+            plain, robust = [], []
+            for _ in range(3000):
+                ratios = np.exp(rng.normal(0, 0.01, n))
+                plain.append(sequential.pair_sd(ratios, np.ones(n)))
+                robust.append(sequential.robust_pair_sd(ratios, np.ones(n)))
+            self.assertAlmostEqual(1, np.mean(robust) / np.mean(plain),
+                                   delta=0.03)
+            # and not much less sure of it
+            self.assertLess(np.std(robust), 1.4 * np.std(plain))
+
+    def test_too_few_pairs_to_leave_one_out_read_the_plain_sd(self):
+        values, twins = self.VALUES[2:], self.TWINS[2:]
+        self.assertEqual(sequential.pair_sd(values, twins),
+                         sequential.robust_pair_sd(values, twins))
+        self.assertIsNone(sequential.robust_pair_sd([10], [10]))
+
+    def test_moments_count_once_as_pair_sd_counts_them(self):
+        # two waves of three at once: each wave's mean ratio is one moment
+        values = [100, 101, 99, 100, 102, 98] * 2
+        twins = [100] * 12
+        moments = [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
+        self.assertEqual(sequential.pair_sd(values, twins, moments),
+                         sequential.robust_pair_sd(values, twins, moments))
