@@ -14,7 +14,6 @@ from rally_container_bench.engines.native import instance as native
 from rally_container_bench.engines import registry
 from rally_container_bench.report import comparison
 from rally_container_bench.report import margins as margins_lib
-from rally_container_bench.report import sequential
 from rally_container_bench.validity import compute_hosts as host_access
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -364,10 +363,9 @@ def margin_message(kind, margin, sd, cells, waves, aa_sd=None,
         floor += ("; above +-%g %% only because the A/A needs it: "
                   "\"equivalent\" says little here" % (100 * MAX_AUTO_MARGIN))
     return ("margin of %s: +-%g %% (from round 1: pair SD %.2f %%, the upper "
-            "quartile of %d cells, one of %d pairs or more without its "
-            "farthest, for the %d waves a cell may get%s)"
-            % (kind, 100 * margin, 100 * sd, cells, sequential.ROBUST_FROM,
-               waves, floor))
+            "quartile of %d cells, a pair that dipped beyond the cell's "
+            "noise left out, for the %d waves a cell may get%s)"
+            % (kind, 100 * margin, 100 * sd, cells, waves, floor))
 
 
 def label_of(report, cell):

@@ -16,7 +16,6 @@ decided. ``simulate`` checks the rates (tests/unit/test_sequential.py).
 Pure: numpy and scipy only.
 """
 
-import functools
 import math
 
 import numpy as np
@@ -65,47 +64,55 @@ def pair_sd(values, twins, moments=None):
     return float(np.std(ratios, ddof=1))
 
 
-# The fewest pairs whose spread leaves one pair out (robust_pair_sd).
+# The fewest pairs of which robust_pair_sd may leave one out.
 ROBUST_FROM = 5
+# A pair is a dip of the host where normal noise would put one as far off
+# its cell's other pairs in fewer than this share of cells.
+DIP_P = 0.01
 
 
 def robust_pair_sd(values, twins, moments=None):
-    """A pair SD that one pair cannot carry: the farthest pair left out.
+    """A pair SD that one dip of the host cannot carry.
 
     A dip of the host between the two runs of one pair (-2.3 % among
-    pairs within 0.3 %, 2026-12-06) doubled its cell's SD of 6 pairs, and
-    with it the margin chosen for every cell of its step. From ROBUST_FROM
-    ratios on, the SD of all but the one farthest from their median,
-    scaled so that under normal noise it reads what pair_sd reads on
-    average; with fewer, pair_sd's own. For choosing margins, never for a
-    verdict (each verdict counts every pair).
+    pairs within 0.3 %, 2026-12-06; a wave of both instances at -30 %
+    beside twins at full speed) took its cell's SD of 6 pairs to 1-14 %,
+    and with it the margin chosen for every cell of its step. From
+    ROBUST_FROM ratios on, the one farthest off the others (externally
+    studentized: its distance from their mean in their SD, t with n - 2
+    degrees of freedom) is left out where normal noise would put one that
+    far in fewer than DIP_P of cells (Bonferroni over the n ratios): in
+    ~1 % of cells of normal noise, the SD then ~0.5 % low on average;
+    a spread heavy but even leaves none out. For choosing margins, never
+    for a verdict (each verdict counts every pair).
     """
     ratios = equivalence.moment_means(
         np.log(values) - np.log(twins), moments)
-    if len(ratios) < ROBUST_FROM:
-        return None if len(ratios) < 2 else float(np.std(ratios, ddof=1))
-    trimmed = _sd_without_farthest(np.asarray(ratios)[None, :])[0]
-    return float(trimmed * _trim_scale(len(ratios)))
+    if len(ratios) < 2:
+        return None
+    dipped = dip_of(ratios)
+    if dipped is not None:
+        ratios = np.delete(ratios, dipped)
+    return float(np.std(ratios, ddof=1))
 
 
-def _sd_without_farthest(rows):
-    """SD (ddof 1) of each row without its value farthest from its median."""
-    off = np.abs(rows - np.median(rows, axis=1, keepdims=True))
-    keep = np.ones(rows.shape, dtype=bool)
-    keep[np.arange(len(rows)), np.argmax(off, axis=1)] = False
-    kept = rows[keep].reshape(len(rows), rows.shape[1] - 1)
-    return np.std(kept, axis=1, ddof=1)
-
-
-@functools.lru_cache(maxsize=None)
-def _trim_scale(n, draws=20000):
-    """E[SD of n] / E[SD of n, farthest left out], for normal noise.
-
-    From draws seeded by n: the same figure in every run (to ~0.3 %).
-    """
-    rows = np.random.default_rng(n).standard_normal((draws, n))
-    return float(np.mean(np.std(rows, axis=1, ddof=1))
-                 / np.mean(_sd_without_farthest(rows)))
+def dip_of(ratios):
+    """The index of the ratio that is a dip of the host, or None."""
+    n = len(ratios)
+    if n < ROBUST_FROM:
+        return None
+    farthest, at = 0.0, None
+    for index in range(n):
+        others = np.delete(ratios, index)
+        spread = np.std(others, ddof=1) * math.sqrt(1 + 1 / (n - 1))
+        if spread == 0:
+            continue
+        off = abs(ratios[index] - np.mean(others)) / spread
+        if off > farthest:
+            farthest, at = off, index
+    if at is not None and n * 2 * stats.t.sf(farthest, n - 2) < DIP_P:
+        return at
+    return None
 
 
 def time_to_verdict(collected, key, verdict):

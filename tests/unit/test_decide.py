@@ -191,8 +191,8 @@ class MarginMessageTestCase(unittest.TestCase):
     def test_a_margin_chosen_from_round_1s_pairs(self):
         self.assertEqual(
             "margin of cpu: +-2.5 % (from round 1: pair SD 1.94 %, the upper "
-            "quartile of 9 cells, one of 5 pairs or more without its "
-            "farthest, for the 18 waves a cell may get)",
+            "quartile of 9 cells, a pair that dipped beyond the cell's "
+            "noise left out, for the 18 waves a cell may get)",
             planner.margin_message("cpu", 0.025, 0.0194, 9, 18))
 
     def test_no_pairs_says_the_margin_was_kept_and_why(self):
