@@ -84,7 +84,8 @@ def build(documents, title=None, margins=None):
         moments[key].append(sample.moment)
         if sample.round is not None:
             by_round[key][sample.round].append(sample.value)
-    pairs = disturbance.pairs(collected.samples)
+    idle = collections.defaultdict(collections.Counter)
+    pairs = disturbance.pairs(collected.samples, idle)
     alpha = sequential.look_alpha(collected.looks)
     off_host = placement.off_native_host(collected)
     rows = []
@@ -110,6 +111,8 @@ def build(documents, title=None, margins=None):
                            pairs.get(key), alpha, moments,
                            off_host.get((label, concurrency)))
                 row["pairing"] = mode
+                row["note"] = "; ".join(filter(None, (
+                    disturbance.idle_note(idle.get(key, {})), row["note"])))
                 row.update(_rounds(metric, label, concurrency, by_round))
                 row["time_to_verdict_s"] = sequential.time_to_verdict(
                     collected, key, row["verdict"])
@@ -126,7 +129,8 @@ def build(documents, title=None, margins=None):
         "methods": dict(stats.METHODS, alpha=stats.ALPHA,
                         **margins_lib.equivalence_methods(
                             margins, collected.looks,
-                            instrument.device_floors(checked))),
+                            instrument.device_floors(checked),
+                            sorted({c for (_, c) in collected.iterations}))),
         "baseline": NATIVE,
         "platforms": [_platform(label, platform, collected)
                       for label, platform in _baseline_first(

@@ -10,12 +10,17 @@ import statistics
 from rally_container_bench.task import output_tables as tables
 
 
-def pairs(samples):
+def pairs(samples, idle=None):
     """(metric, label, concurrency) -> (values, twin values, moments).
 
     Lists in step: each pair's platform value, its twin's, and the moment
     it was measured in (results.Sample.moment: the pairs of one wave
-    share one).
+    share one). A pair one of whose runs read 0 or less while the other
+    did not (a run that did no work: a docker container wrote 0.0 MiB/s
+    beside its twin's 22.5, 2026-12-06) has no ratio: it is left out, and
+    counted in idle[key][side] ("platform" or "twin") where idle is
+    given, so that one stalled run neither hides the cell's verdict nor
+    goes unsaid.
     """
     found = collections.defaultdict(dict)
     for sample in samples:
@@ -27,10 +32,39 @@ def pairs(samples):
                 side] = sample.value
     paired = {}
     for key, by_pair in found.items():
-        complete = [p for p in by_pair.values() if None not in p]
+        complete = []
+        for pair in by_pair.values():
+            if None in pair:
+                continue
+            stalled = _stalled_side(pair[0], pair[1])
+            if stalled is None:
+                complete.append(pair)
+            elif idle is not None:
+                idle[key][stalled] += 1
         if complete:
             paired[key] = tuple(list(side) for side in zip(*complete))
     return paired
+
+
+def _stalled_side(value, twin):
+    """"platform" or "twin" where that run alone read 0 or less; else None."""
+    if value <= 0 < twin:
+        return "platform"
+    if twin <= 0 < value:
+        return "twin"
+    return None
+
+
+def idle_note(counts):
+    """The row's note of the pairs pairs() left out for a run that idled."""
+    said = []
+    if counts.get("platform"):
+        said.append("%d pair(s) left out: this platform's run read 0 (did "
+                    "no work) beside a twin that did" % counts["platform"])
+    if counts.get("twin"):
+        said.append("%d pair(s) left out: the native twin read 0 (did no "
+                    "work) beside a run that did" % counts["twin"])
+    return "; ".join(said)
 
 
 def runs_of(checks):

@@ -85,32 +85,24 @@ def mode_of(collected, key):
     return "mixed: " + ", ".join("%s %d" % m for m in sorted(modes.items()))
 
 
-def equivalence_methods(margins, looks=None, floors=None):
+def equivalence_methods(margins, looks=None, floors=None, steps=()):
     """The methods' words, each kind's margin in them.
 
     floors: {kind: the A/A's pair SD} of the kinds whose floor is a
-    device's (fileio: the disk's), said beside their margin.
+    device's (fileio: the disk's), said beside their margin. steps: the
+    report's; "margin_at" gives each step's own margins ({"1": text}),
+    what a heading of that step says (KEK's campaign listed 16 margins
+    of four steps in each).
     """
     margins = dict(margins or {})
     floors = floors or {}
     default = margins.pop("default", equivalence.DEFAULT_MARGIN)
-    text = "+-%g %%" % (100 * default)
-
-    keys = sorted(margins)
-
-    def said(at, key):
-        # a device's floor once, after its kind's last margin (said after
-        # each of KEK's five disk margins, it took 5 lines of a heading)
-        floor = floors.get(kind_of_key(key))
-        last = at + 1 == len(keys) or kind_of_key(keys[at + 1]) != \
-            kind_of_key(key)
-        return "%s +-%g %%%s" % (
-            key, 100 * margins[key], "" if floor is None or not last else
-            ", disk floor %.2g %%, measured (A/A pair SD)" % (100 * floor))
-    if margins:
-        text += " (%s)" % ", ".join(said(at, k) for at, k in enumerate(keys))
+    everywhere = _margins_text(default, margins, sorted(margins), floors)
+    at_step = {str(step): _margins_text(default, margins, _keys_at(
+        margins, step), floors, step) for step in steps}
     return {
-        "margin": text,
+        "margin": everywhere,
+        "margin_at": at_step,
         "sequential": sequential.METHOD % (looks, equivalence.ALPHA / looks)
         if looks else None,
         "paired": "where a platform's tests were paired with native twins "
@@ -126,3 +118,39 @@ def equivalence_methods(margins, looks=None, floors=None):
                    "at the observed spread (power %.1f)"
                    % (equivalence.EQUIVALENCE_ALPHA, equivalence.ALPHA,
                       equivalence.POWER)}
+
+
+def _keys_at(margins, step):
+    """The margins' keys that hold at a step: its own, else its kind's."""
+    kinds = sorted({kind_of_key(key) for key in margins})
+    keys = []
+    for kind in kinds:
+        own = margin_key(kind, None, step)
+        if own in margins:
+            keys.append(own)
+        elif kind in margins:
+            keys.append(kind)
+        at_once = margin_key(kind, results.AT_ONCE)
+        if at_once in margins:
+            keys.append(at_once)
+    return keys
+
+
+def _margins_text(default, margins, keys, floors, step=None):
+    """"+-2 % (cpu +-1 %, disk +-14 %, disk floor ...)" of the keys.
+
+    At a step, its own keys are named by their kind ("cpu", not "cpu at
+    1"). A device's floor is said once, after its kind's last margin.
+    """
+    said = []
+    for at, key in enumerate(keys):
+        kind = kind_of_key(key)
+        name = kind if step is not None and step_of_key(key) == step \
+            else key
+        last = at + 1 == len(keys) or kind_of_key(keys[at + 1]) != kind
+        floor = floors.get(kind) if last else None
+        said.append("%s +-%g %%%s" % (
+            name, 100 * margins[key], "" if floor is None else
+            ", disk floor %.2g %%, measured (A/A pair SD)" % (100 * floor)))
+    text = "+-%g %%" % (100 * default)
+    return text + " (%s)" % ", ".join(said) if said else text

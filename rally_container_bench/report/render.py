@@ -130,6 +130,16 @@ def _sample_sizes(rows):
     return text
 
 
+def step_margins(report, step):
+    """The margins a step's heading names: that step's own.
+
+    Every margin in a report made before they were kept per step.
+    """
+    methods = report["methods"]
+    return (methods.get("margin_at") or {}).get(str(step),
+                                                methods["margin"])
+
+
 def headline(report):
     """[(concurrency, kind, metrics, platforms, {(metric, platform): row})]."""
     tables = []
@@ -227,7 +237,7 @@ def to_markdown(report, figures=(), kek=()):
         if kind == "workload":
             lines.append("## Concurrency %s: workloads vs native "
                          "(difference, CI, verdict against the "
-                         "margin %s)" % (step, report["methods"]["margin"]))
+                         "margin %s)" % (step, step_margins(report, step)))
             cell = _workload_cell
         else:
             lines.append("## Concurrency %s: instance phases "
@@ -350,7 +360,7 @@ def to_html(report, forest_figures=None, kek=None):
                         if m["headline"] and m["kind"] == "workload"]
     keys, environments = _environment_table(report)
     return env.get_template("comparison.html").render(
-        report=report, headline=headline(report),
+        report=report, headline=headline(report), step_margins=step_margins,
         verdict_text=VERDICT_TEXT, colours=plots.colours(report),
         # one figure of KEK's for a ladder's phases, else one per phase
         phase_figures=[] if "phases" in kek else [

@@ -199,3 +199,28 @@ class InstrumentCheckTestCase(unittest.TestCase):
         self.assertEqual("+-2 % (disk +-10 %, disk at 1 +-80 %, disk at 2 "
                          "+-14 %, disk floor 4 %, measured (A/A pair SD), "
                          "memory +-5 %)", said["margin"])
+
+    def test_a_steps_heading_names_that_steps_margins_only(self):
+        # KEK's campaign: 16 margins of four steps in every heading
+        said = margins.equivalence_methods(
+            {"default": 0.02, "cpu": 0.02, "cpu at 1": 0.015,
+             "cpu at 2": 0.02, "cpu at once": 0.01, "disk": 0.12,
+             "disk at 1": 0.815, "memory": 0.055, "memory at 8": 0.05},
+            floors={"disk": 0.072}, steps=[1, 2, 8])
+        self.assertEqual(
+            {"1": "+-2 % (cpu +-1.5 %, cpu at once +-1 %, disk +-81.5 %, "
+                  "disk floor 7.2 %, measured (A/A pair SD), memory "
+                  "+-5.5 %)",
+             "2": "+-2 % (cpu +-2 %, cpu at once +-1 %, disk +-12 %, disk "
+                  "floor 7.2 %, measured (A/A pair SD), memory +-5.5 %)",
+             "8": "+-2 % (cpu +-2 %, cpu at once +-1 %, disk +-12 %, disk "
+                  "floor 7.2 %, measured (A/A pair SD), memory +-5 %)"},
+            said["margin_at"])
+        self.assertIn("cpu at 2 +-2 %", said["margin"])
+        # a report kept from before: its headings say every margin
+        report = {"methods": {"margin": "+-2 % (cpu at 1 +-1 %)"}}
+        self.assertEqual("+-2 % (cpu at 1 +-1 %)",
+                         render.step_margins(report, 1))
+        report["methods"]["margin_at"] = said["margin_at"]
+        self.assertTrue(render.step_margins(report, 8).endswith(
+            "memory +-5 %)"))

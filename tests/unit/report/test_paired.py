@@ -213,6 +213,33 @@ class PairedVerdictTestCase(unittest.TestCase):
                          row["pair_sd_robust"])
         self.assertEqual("cpu", report["noise"][0]["kind"])
 
+    def test_a_run_that_did_no_work_leaves_its_pair_out_and_says_so(self):
+        # a stalled O_DIRECT writer read 0.0 beside its twin's 22.5 MiB/s
+        # (KEK's campaign, docker at 4): no log ratio, and it had taken
+        # the cell's verdict with it
+        values, twins = _drifting()
+        values[3], twins[7] = 0.0, 0.0
+        document = _document([_iteration(
+            _records(v, t), [_check(1, "instance", 0.01, False, "used")],
+            1000 + 20 * i) for i, (v, t) in enumerate(zip(values, twins))])
+        (row,) = comparison.rows_for(comparison.build([document]), METRIC,
+                                     "docker-runc")
+        self.assertEqual(("equivalent", 10), (row["verdict"], row["pairs"]))
+        self.assertIn("1 pair(s) left out: this platform's run read 0 (did "
+                      "no work) beside a twin that did", row["note"])
+        self.assertIn("1 pair(s) left out: the native twin read 0",
+                      row["note"])
+        # both runs at 0 (a metric the test never moves): no ratio, as before
+        values, twins = _drifting()
+        values[3] = twins[3] = 0.0
+        document = _document([_iteration(
+            _records(v, t), [_check(1, "instance", 0.01, False, "used")],
+            1000 + 20 * i) for i, (v, t) in enumerate(zip(values, twins))])
+        (row,) = comparison.rows_for(comparison.build([document]), METRIC,
+                                     "docker-runc")
+        self.assertIsNone(row["verdict"])
+        self.assertNotIn("did no work", row["note"])
+
     def test_pairs_beside_load_alike_are_used_and_counted(self):
         values, twins = _drifting()
         iterations = []
