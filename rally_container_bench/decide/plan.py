@@ -270,8 +270,8 @@ def upper_quartile(values):
 def pair_spreads(report, cells, field="pair_sd"):
     """{margin key: [pair SD of each cell's headline metric]}.
 
-    field: the rows' pair SD to read ("pair_sd_robust": without the pair
-    farthest off, what the platforms' margins are chosen from).
+    field: the rows' pair SD to read ("pair_sd_robust": without a pair
+    that dipped, what the platforms' margins are chosen from).
 
     Decided cells or not: each kind's cells in sequence ("cpu"), again
     by step ("cpu at 1", "cpu at 2": one instance beside its twin pairs

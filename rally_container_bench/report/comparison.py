@@ -315,7 +315,7 @@ def _row(metric, label, concurrency, values, collected, margin,
         "moments": len(set(paired[2])) if paired else (
             len(observed) if len(observed) < len(own) else None),
         "pair_sd": pair_sd,
-        # what auto margins are chosen from (one pair cannot carry it)
+        # what auto margins are chosen from (a dip of the host left out)
         "pair_sd_robust": robust_sd,
         "alpha": alpha if decided else None,
         "off_host": off_host if across else None,
