@@ -57,11 +57,15 @@ def pair_sd(values, twins, moments=None):
     Of the moments' mean ratios where pairs were measured at once
     (equivalence.paired_effect): the noise of what a verdict counts.
     """
-    ratios = equivalence.moment_means(
-        np.log(values) - np.log(twins), moments)
-    if len(ratios) < 2:
-        return None
-    return float(np.std(ratios, ddof=1))
+    return _sd(_pair_ratios(values, twins, moments))
+
+
+def _pair_ratios(values, twins, moments):
+    return equivalence.moment_means(np.log(values) - np.log(twins), moments)
+
+
+def _sd(ratios):
+    return None if len(ratios) < 2 else float(np.std(ratios, ddof=1))
 
 
 # The fewest pairs of which robust_pair_sd may leave one out.
@@ -86,14 +90,11 @@ def robust_pair_sd(values, twins, moments=None):
     a spread heavy but even leaves none out. For choosing margins, never
     for a verdict (each verdict counts every pair).
     """
-    ratios = equivalence.moment_means(
-        np.log(values) - np.log(twins), moments)
-    if len(ratios) < 2:
-        return None
+    ratios = _pair_ratios(values, twins, moments)
     dipped = dip_of(ratios)
     if dipped is not None:
         ratios = np.delete(ratios, dipped)
-    return float(np.std(ratios, ddof=1))
+    return _sd(ratios)
 
 
 def dip_of(ratios):
