@@ -332,13 +332,24 @@ class ComputeHost:
         as its own too).
         """
         rest, readings = split_readings(stderr)
-        if getattr(self, "_captured", None) is not None \
-                and len(readings) == 2:
-            self._captured.append((
-                self._with_harness(parse_reading(
-                    readings[0], sent, self.name, sources), harness[0]),
-                self._with_harness(parse_reading(
-                    readings[1], received, self.name, sources), harness[1])))
+        if getattr(self, "_captured", None) is None:
+            return rest
+        try:
+            if len(readings) != 2:
+                raise ValueError("%d of its 2 readings came back"
+                                 % len(readings))
+            self._captured.append(tuple(
+                self._with_harness(parse_reading(text, at, self.name,
+                                                 sources), ticks)
+                for text, at, ticks in zip(readings, (sent, received),
+                                           harness)))
+        except ValueError as e:
+            # The run stands; only its load is unknown (a Zun host once
+            # sent a reading with no /proc/stat lines, 2026-12-06: the
+            # iteration failed on it).
+            LOG.warning("the load of %s around a run was not read: %s"
+                        % (self.name, e))
+            self._captured.append((None, None))
         return rest
 
     def close(self):

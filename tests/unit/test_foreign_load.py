@@ -6,6 +6,7 @@ read by the same command it gets over SSH, here through an executor that
 runs on this machine.
 """
 
+import dataclasses
 import os
 import resource
 import signal
@@ -16,6 +17,7 @@ import types
 import unittest
 from unittest import mock
 
+from rally_container_bench.core import base
 from rally_container_bench.core import processes
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.validity import compute_host
@@ -483,6 +485,47 @@ class RealHostTestCase(unittest.TestCase):
                 host.owned().run(["true"], 60)
         before, after = window.readings
         self.assertLess(before.at, after.at)
+
+    def test_a_reading_without_its_cpu_lines_leaves_the_run_unread(self):
+        # A Zun host once sent a reading whose /proc/stat section was
+        # empty, and the iteration failed on it. Stand-in: the executor
+        # changes what came back (the command itself ran here).
+        host = self.compute_host()
+        inner = host.executor
+
+        class Lossy(base.Executor):
+            kind = inner.kind
+
+            def __init__(self, change):
+                self.change = change
+
+            def run(self, argv, timeout, cwd=None):
+                result = inner.run(argv, timeout, cwd=cwd)
+                return dataclasses.replace(
+                    result, stderr=self.change(result.stderr))
+
+        def without_cpu_lines(stderr):
+            head, _, tail = stderr.partition("== stat\n")
+            kept = tail.split("\n")
+            while kept and kept[0].startswith(("cpu", "procs")):
+                kept.pop(0)
+            return head + "== stat\n" + "\n".join(kept)
+
+        def cut_after_the_first(stderr):
+            return stderr[:stderr.index("== end\n") + len("== end\n")]
+
+        for change, said_why in ((without_cpu_lines,
+                                  "no cpu line in /proc/stat"),
+                                 (cut_after_the_first,
+                                  "1 of its 2 readings came back")):
+            with self.assertLogs(compute_host.LOG, "WARNING") as said:
+                with host.window(owned=True) as window:
+                    result = host.owned(Lossy(change)).run(
+                        ["sh", "-c", "echo out; exit 3"], 60)
+            self.assertEqual((3, "out\n"),
+                             (result.exit_code, result.stdout))
+            self.assertIsNone(window.readings)
+            self.assertIn(said_why, said.output[0])
 
     def test_a_marked_command_still_running_is_its_own(self):
         host = self.compute_host()
