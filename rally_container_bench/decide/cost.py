@@ -71,26 +71,26 @@ def of_run(document, rounds, elapsed, decided):
 
     document: Rally's report of every round's task; rounds: decide.json's
     (task, seconds); the seconds outside the rounds (choosing the pairs'
-    mode, reading results between rounds) count as Rally's own.
+    mode, reading results between rounds) count as Rally's own. A task
+    of no round's own (a session's part of a round it kept, kept_from;
+    the round an interrupt cut short, not a round yet) counts its
+    workloads' own seconds; the rest of that session counts as Rally's.
     """
     by_task = {task["uuid"]: task for task in document.get("tasks", [])}
     spent = dict.fromkeys(KINDS, 0.0)
     accounted = 0.0
     for done in rounds:
-        task = by_task.get(done["task"])
+        task = by_task.pop(done["task"], None)
         accounted += done["seconds"]
         if task is None:
             spent["rally"] += done["seconds"]
         else:
             for kind, value in task_split(task, done["seconds"]).items():
                 spent[kind] += value
-        # an interrupted session's part of the round: its workloads' own
-        # seconds (the rest of that session counts as Rally's)
-        for uuid in done.get("kept_from") or []:
-            if uuid in by_task:
-                for kind, value in task_split(by_task[uuid], 0.0).items():
-                    spent[kind] += value
-                    accounted += value
+    for task in by_task.values():
+        for kind, value in task_split(task, 0.0).items():
+            spent[kind] += value
+            accounted += value
     spent["rally"] += max(0.0, elapsed - accounted)
     return {"elapsed_s": round(elapsed, 1), "decided_cells": decided,
             "seconds_per_decided_cell": round(elapsed / decided, 1)
