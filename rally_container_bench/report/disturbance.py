@@ -74,6 +74,9 @@ def runs_of(checks):
     foreign = [float(c["foreign_cores"]) for c in hit]
     return {"runs": len(watched), "disturbed": len(hit),
             "foreign_cores": statistics.median(foreign) if foreign else None,
+            # foreign cores within the run's limit: flagged for Rally's
+            # unplaced CPU (foreign_load.disturbed), which may hide some
+            "for_harness": sum(1 for c in hit if _within_limit(c)),
             "remeasured": sum(1 for c in watched
                               if int(c.get("attempt") or 1) > 1),
             "left_out": sum(1 for c in hit
@@ -83,12 +86,24 @@ def runs_of(checks):
                          if c.get("verdicts") == tables.USED_ALIKE)}
 
 
+def _within_limit(check):
+    limit = check.get("limit_cores")
+    return limit not in (None, "") and \
+        float(check["foreign_cores"]) <= float(limit)
+
+
 def alike_said(runs):
-    """"; N used as pairs ..." where runs_of() used pairs beside load."""
-    if not runs.get("alike"):
-        return ""
-    return ("; %d used as pairs beside foreign load alike for both runs, "
-            "a CPU free for it" % runs["alike"])
+    """"; N ..." of runs_of(): pairs beside load, Rally's CPU alone."""
+    said = ""
+    if runs.get("alike"):
+        said += ("; %d used as pairs beside foreign load alike for both "
+                 "runs, a CPU free for it" % runs["alike"])
+    if runs.get("for_harness"):
+        said += ("; %d of the disturbed for Rally's own CPU on the host "
+                 "alone (above the limit on a host with some of the "
+                 "machine's CPUs, where it may hide foreign load)"
+                 % runs["for_harness"])
+    return said
 
 
 def of_run(steps):
@@ -97,7 +112,8 @@ def of_run(steps):
     foreign = []
     for step in steps:
         runs = step["runs"]
-        for key in ("runs", "disturbed", "remeasured", "left_out", "alike"):
+        for key in ("runs", "disturbed", "remeasured", "left_out", "alike",
+                    "for_harness"):
             total[key] += runs[key]
         if runs["foreign_cores"] is not None:
             foreign.append(runs["foreign_cores"])

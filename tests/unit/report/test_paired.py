@@ -36,11 +36,11 @@ def _records(value, twin, attempt=1, final=True, disturbed=False,
     return found
 
 
-def _check(attempt, run, foreign, disturbed, verdicts):
+def _check(attempt, run, foreign, disturbed, verdicts, **more):
     row = dict.fromkeys(tables.VALIDITY_COLUMNS, "")
     row.update(test="sysbench.cpu", run=run, attempt=attempt,
                foreign_cores=foreign, disturbed="yes" if disturbed else "no",
-               verdicts=verdicts)
+               verdicts=verdicts, **more)
     return [row[c] for c in tables.VALIDITY_COLUMNS]
 
 
@@ -286,14 +286,38 @@ class PairedVerdictTestCase(unittest.TestCase):
         self.assertEqual(11, row["pairs"])
         self.assertEqual("equivalent", row["verdict"])
         self.assertEqual({"runs": 15, "disturbed": 4, "remeasured": 4,
-                          "left_out": 1, "alike": 0, "foreign_cores": 1.1},
-                         report["disturbance"])
+                          "left_out": 1, "alike": 0, "for_harness": 0,
+                          "foreign_cores": 1.1}, report["disturbance"])
         (flag,) = report["steps"][0]["flags"]
         self.assertIn("4 of 15 test runs disturbed", flag)
         self.assertIn("1 left out of verdicts", flag)
         for text in (render.to_markdown(report), render.to_html(report),
                      render.to_csv(report), render.to_json(report)):
             self.assertIn("disturbed", text)
+
+    def test_runs_flagged_for_rallys_own_cpu_alone_are_said_so(self):
+        # The test cloud's KEK campaign: 58 of 624 disturbed runs read
+        # 0.00 foreign cores; Rally's unplaced CPU (0.27-0.30 cores)
+        # was over their limit of 0.25 (2026-12-06)
+        values, twins = _drifting()
+        iterations = []
+        for i, (v, t) in enumerate(zip(values, twins)):
+            checks = [_check(1, "instance", 0.0, False, "used",
+                             limit_cores=0.25)]
+            if i < 2:
+                checks.insert(0, _check(1, "native twin", 0.0, True,
+                                        "re-measured", limit_cores=0.25,
+                                        unplaced_cores=0.29))
+            if i == 2:
+                checks.insert(0, _check(1, "instance", 0.4, True,
+                                        "re-measured", limit_cores=0.25))
+            iterations.append(_iteration(_records(v, t), checks,
+                                         1000 + 20 * i))
+        report = comparison.build([_document(iterations)])
+        self.assertEqual((3, 2), (report["disturbance"]["disturbed"],
+                                  report["disturbance"]["for_harness"]))
+        self.assertIn("2 of the disturbed for Rally's own CPU on the host "
+                      "alone", " ".join(render.findings(report)))
 
     def test_a_cell_whose_every_run_was_left_out_keeps_its_row(self):
         # Before, such a cell vanished from the tables (the test cloud's
