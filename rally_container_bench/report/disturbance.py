@@ -92,7 +92,7 @@ def _within_limit(check):
         float(check["foreign_cores"]) <= float(limit)
 
 
-def alike_said(runs):
+def more_said(runs):
     """"; N ..." of runs_of(): pairs beside load, Rally's CPU alone."""
     said = ""
     if runs.get("alike"):

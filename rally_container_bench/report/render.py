@@ -175,7 +175,7 @@ def findings(report):
                 "re-measured %d time(s); %d left out of verdicts%s."
                 % (runs["disturbed"], runs["runs"], runs["foreign_cores"],
                    runs["remeasured"], runs["left_out"],
-                   disturbance.alike_said(runs)))
+                   disturbance.more_said(runs)))
         else:
             lines.append("Foreign load: none of %d test runs disturbed."
                          % runs["runs"])

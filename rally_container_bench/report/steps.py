@@ -46,7 +46,7 @@ def of(collected):
                 "verdicts%s" % (runs["disturbed"], runs["runs"],
                                 runs["foreign_cores"], runs["remeasured"],
                                 runs["left_out"],
-                                disturbance.alike_said(runs)))
+                                disturbance.more_said(runs)))
         if collected.barrier_timeouts[key]:
             flags.append("the start barrier timed out %d time(s): those "
                          "tests started without the rest of their wave"

@@ -130,12 +130,12 @@ def parse_reading(text, at, host, sources):
     if "end" not in sections:
         raise ValueError("the reading of %s ended early: %r"
                          % (host, text[-300:]))
+    stat = sections.get("stat", "")
     try:
-        cpu_times, busy, running = cpu.parse_stat(sections.get("stat", ""))
+        cpu_times, busy, running = cpu.parse_stat(stat)
     except ValueError as e:
         # what came instead (an error of the host's shell, or nothing)
-        raise ValueError("%s (its stat section: %r)"
-                         % (e, sections.get("stat", "")[-200:]))
+        raise ValueError("%s (its stat section: %r)" % (e, stat[-200:]))
     own = sum(ticks for _, ticks in cpu.parse_processes(
         sections.get("own", "")).values())
     own += sum(int(line) for line in sections.get("finished", "").split()
