@@ -338,6 +338,16 @@ class Driver(abc.ABC):
         """
         return ()
 
+    def disk_in_host_kernel(self, instance):
+        """Whether the host's kernel serves the instance's disk I/O.
+
+        True where the engine mounts the instance's disk on its host (a
+        loop or nbd device): that work runs in the kernel's threads, not
+        in the instance's cgroup, and counts as the task's own there
+        (foreign_load.KERNEL_THREADS).
+        """
+        return False
+
     def host_pid_command(self, instance):
         """The argv that prints the instance's main process id there.
 

@@ -36,7 +36,7 @@ reading() {
     every=
     for s in $sources; do
         case $s in
-        pid:*) every=1 ;;
+        pid:*|kernel-threads) every=1 ;;
         *) echo "== usage $s"; cat "$s" 2>/dev/null ;;
         esac
     done
@@ -279,7 +279,7 @@ class ComputeHost:
                 % (instance.name, instance.id, self.name, shlex.join(argv),
                    (found.stderr or found.stdout).strip()[-300:]))
         source = self._usage_source(int(pid))
-        self.registry.add(name, source)
+        self.registry.add(name, source, driver.disk_in_host_kernel(instance))
         return source
 
     def _usage_source(self, pid):

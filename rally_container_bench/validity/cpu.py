@@ -14,6 +14,7 @@ from rally_container_bench.core import proc
 STEAL_LIMIT = 0.02
 TICKS = os.sysconf("SC_CLK_TCK")
 CGROUP_ROOT = "/sys/fs/cgroup"
+KTHREADD = 2  # the kernel's threads' parent, in the host's pid namespace
 
 CpuTimes = collections.namedtuple("CpuTimes", "total idle steal cpus",
                                   defaults=(None,))
@@ -134,6 +135,17 @@ def ticks_of(processes, pids):
 def tree_ticks(processes, root):
     """Ticks of root and every process under it: {pid: (ppid, ticks)}."""
     return ticks_of(processes, tree_pids(processes, root))
+
+
+def kernel_thread_ticks(processes):
+    """Ticks of the kernel's threads: kthreadd (pid 2) and its children.
+
+    processes: {pid: (ppid, ticks)}. A worker that ended between two
+    readings takes its ticks with it: the difference errs low, towards
+    foreign load, never hiding it.
+    """
+    return sum(ticks for pid, (ppid, ticks) in processes.items()
+               if pid == KTHREADD or ppid == KTHREADD)
 
 
 def cgroup_usage_file(cgroup_text, unified_mount=False):

@@ -104,6 +104,8 @@ def runnable_outside(excluded):
 
 
 def seconds_of(source, read_usage, processes):
+    if source == foreign_load.KERNEL_THREADS:
+        return cpu.kernel_thread_ticks(processes()) / cpu.TICKS
     if source.startswith("pid:"):
         return cpu.tree_ticks(processes(), int(source[4:])) / cpu.TICKS
     try:
@@ -168,7 +170,7 @@ class LocalHost:
         read for the instance (a cgroup's usage file, "pid:N"), or None.
         """
         source = usage_source(driver.host_pid(instance))
-        self.registry.add(name, source)
+        self.registry.add(name, source, driver.disk_in_host_kernel(instance))
         for pid in driver.helper_pids(instance):
             helpers = usage_source(pid)
             if helpers and not helpers.startswith("pid:"):

@@ -586,7 +586,8 @@ class RealHostTestCase(unittest.TestCase):
         self.addCleanup(proc.wait, 10)
         self.addCleanup(proc.kill)
         driver = types.SimpleNamespace(
-            host_pid_command=lambda instance: ["echo", str(proc.pid)])
+            host_pid_command=lambda instance: ["echo", str(proc.pid)],
+            disk_in_host_kernel=lambda instance: False)
         host.register("vm1", driver, types.SimpleNamespace(
             name="vm1", id="1"))
         # this test runs in no cgroup of its own: the process tree

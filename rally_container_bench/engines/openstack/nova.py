@@ -28,6 +28,7 @@ from rally_container_bench.core import ssh
 from rally_container_bench.core import timestamps
 from rally_container_bench.engines.openstack import api
 from rally_container_bench.engines.openstack import console
+from rally_container_bench.engines.openstack import nova_facts
 
 LOG = logging.getLogger(__name__)
 
@@ -170,7 +171,7 @@ class NovaDriver(ssh.SshDriver):
                 raise base.DriverError(
                     "server %s went to ERROR: %s%s"
                     % (instance.name, message[:_FAULT_CHARS],
-                       fault_hint(message)))
+                       nova_facts.fault_hint(message)))
             return server if server.status == "ACTIVE" else None
         server = base.wait_until(active, timeout,
                                  self.conf.nova_poll_interval,
@@ -336,9 +337,21 @@ class NovaDriver(ssh.SshDriver):
         """
         return ["sh", "-c", _DOMAINS_PINNING]
 
+    def disk_in_host_kernel(self, instance):
+        # libvirt-LXC's server has its root disk mounted on the compute
+        # host (nova.virt.disk: a loop device for raw images, nbd for
+        # qcow2): its I/O runs in the host kernel's threads
+        return self.request.hypervisor_type == "lxc"
+
     def describe(self):
-        return {"driver": self.name, "nova_image": self.request.image,
-                "flavor": self.request.flavor}
+        found = {"driver": self.name, "nova_image": self.request.image,
+                 "flavor": self.request.flavor}
+        if self.disk_in_host_kernel(None):
+            found["disk_io"] = (
+                "through the compute host's kernel (libvirt-LXC mounts the "
+                "server's disk there): its kernel threads' CPU counts as "
+                "the task's own, not as foreign load")
+        return found
 
     @classmethod
     def check(cls, conf):
@@ -352,18 +365,6 @@ for f in "/run/libvirt/qemu/$1.pid" "/run/libvirt/lxc/$1.pid"; do
 done
 pgrep -o -f -- "guest=$1," || pgrep -o -f -- "--name $1( |$)"
 """
-
-
-def fault_hint(message):
-    """What an operator looks at next for a fault Nova gives few words."""
-    if "Exhausted all hosts available for retrying build failures" in \
-            message:
-        return (" (every compute host that could take it failed the "
-                "build; their nova-compute logs say why: a "
-                "ResourceProviderUpdateConflict there means a host "
-                "rewrote its Placement inventory while servers were "
-                "claimed at once, e.g. its memory size changed)")
-    return ""
 
 
 def compute_hosts(nova, hypervisor_type=None):

@@ -52,3 +52,15 @@ def hypervisor_facts(nova, server):
                 facts["hypervisor_version"] = getattr(
                     hypervisor, "hypervisor_version", None)
     return facts
+
+
+def fault_hint(message):
+    """What an operator looks at next for a fault Nova gives few words."""
+    if "Exhausted all hosts available for retrying build failures" in \
+            message:
+        return (" (every compute host that could take it failed the "
+                "build; their nova-compute logs say why: a "
+                "ResourceProviderUpdateConflict there means a host "
+                "rewrote its Placement inventory while servers were "
+                "claimed at once, e.g. its memory size changed)")
+    return ""
