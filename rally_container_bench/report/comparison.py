@@ -54,6 +54,7 @@ ENVIRONMENT_KEYS = (
     ("engine_version", "engine version"), ("image", "image"),
     ("network", "network"), ("tuning", "tuning"), ("cpuset", "cpuset"),
     ("workdir", "work directory"), ("workdir_fs", "its filesystem"),
+    ("disk_io", "disk I/O"),
     ("vcpus", "vCPUs"), ("known_effect", "known effect"),
     ("pinning", "pinning"),
     ("memory_mb", "memory (MiB)")) + tools.versions_table_keys() + (

@@ -78,6 +78,19 @@ class ServerErrorTestCase(unittest.TestCase):
             driver = nova.NovaDriver(mock.Mock(), request, "KEY", conf())
             self.assertEqual(own, driver.own_kernel, hypervisor)
 
+    def test_a_libvirt_lxc_servers_disk_is_served_by_the_hosts_kernel(self):
+        # its disk on a loop device of the compute host: its kernel
+        # threads are the task's own there, and the report says why its
+        # O_DIRECT figures read the host's page cache
+        for hypervisor, in_kernel in (("lxc", True), ("qemu", False),
+                                      (None, False)):
+            request = nova.BootRequest(image="i", flavor="f",
+                                       hypervisor_type=hypervisor)
+            driver = nova.NovaDriver(mock.Mock(), request, "KEY", conf())
+            self.assertEqual(in_kernel, driver.disk_in_host_kernel(None))
+            self.assertEqual(in_kernel, "page cache" in
+                             driver.describe().get("disk_io", ""))
+
     def test_a_busy_apis_failed_poll_is_polled_again(self):
         # nova-api's workers all busy at 32 at once: a connect timeout
         # (or an HTTP 5xx) says nothing of the server.

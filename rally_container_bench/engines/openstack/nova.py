@@ -347,10 +347,7 @@ class NovaDriver(ssh.SshDriver):
         found = {"driver": self.name, "nova_image": self.request.image,
                  "flavor": self.request.flavor}
         if self.disk_in_host_kernel(None):
-            found["disk_io"] = (
-                "through the compute host's kernel (libvirt-LXC mounts the "
-                "server's disk there): its kernel threads' CPU counts as "
-                "the task's own, not as foreign load")
+            found["disk_io"] = nova_facts.LXC_DISK_IO
         return found
 
     @classmethod
