@@ -7,8 +7,8 @@ engines' clients they run. Stopping the engines and the cloud under them
 then leaves tests that keep creating instances. So the trap ends that
 tree first.
 
-Each process is frozen (SIGSTOP) before its children are listed, so that
-none forks a child the listing misses; then each gets SIGTERM and
+Each generation is frozen (SIGSTOP) before its children are listed, so
+that none forks a child the listing misses; then each gets SIGTERM and
 SIGCONT, and what is left after GRACE_S SIGKILL. A process is signalled
 only while it is the one listed (its start time): a pid that ended and
 was taken by another process is left alone.
@@ -26,11 +26,11 @@ from rally_container_bench.core import processes
 GRACE_S = 10.0
 
 
-def children(parent):
-    """[processes.Recorded] of parent's children now."""
+def children(parents):
+    """[processes.Recorded] of the children of any of parents, now."""
     found = []
     for name in os.listdir("/proc"):
-        if name.isdigit() and processes.parent(int(name)) == parent:
+        if name.isdigit() and processes.parent(int(name)) in parents:
             recorded = processes.Recorded.of(int(name))
             if recorded is not None:  # gone meanwhile
                 found.append(recorded)
@@ -38,15 +38,17 @@ def children(parent):
 
 
 def freeze(root, spared):
-    """Every process under root but spared, each stopped: [Recorded]."""
-    frozen, todo = [], [root]
-    while todo:
-        for process in children(todo.pop()):
-            if process.pid in spared:
-                continue
+    """Every process under root but spared, each stopped: [Recorded].
+
+    A level at a time: one reading of /proc per generation.
+    """
+    frozen, level = [], {root}
+    while level:
+        found = [p for p in children(level) if p.pid not in spared]
+        for process in found:
             process.signal(signal.SIGSTOP)
-            frozen.append(process)
-            todo.append(process.pid)
+        frozen += found
+        level = {process.pid for process in found}
     return frozen
 
 
