@@ -108,9 +108,10 @@ def instrument_cells(args, cells):
     step of the run, the known effect (native beside a busy neighbour of
     known weight, against its twin) at its lowest, of its CPU-bound
     tests. A cloud's, where compute_hosts pairs its tests: the A/A on
-    each kind of compute host its cells land on, at every step (no known
+    each kind of compute host its cells land on (no known
     effect: a busy neighbour on a compute host is not this run's to
-    start). report/instrument.py reads them.
+    start), at the steps where cells of that kind run (a VM capped at 1
+    gets its A/A at 1 alone). report/instrument.py reads them.
     """
     units = {platform for platform, _ in cells}
     steps = sorted({step for _, step in cells})
@@ -118,8 +119,9 @@ def instrument_cells(args, cells):
     if not cells:
         return {}, []
     if args.get("compute_hosts") is not None:
-        found = {(native.aa_on(kind), step): tests
-                 for kind in cloud_host_kinds(args, units) for step in steps}
+        found = {(native.aa_on(kind), step): tests for step in steps
+                 for kind in cloud_host_kinds(
+                     args, {unit for unit, at in cells if at == step})}
         return found, ["instrument check: the A/A on each kind of compute "
                        "host (%s), no known-effect cell (a busy neighbour "
                        "on a compute host is not started by this run)"

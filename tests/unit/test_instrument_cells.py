@@ -46,6 +46,19 @@ class InstrumentCellsTestCase(unittest.TestCase):
                                               ("kvm-tuned", 1): []})
         self.assertEqual([(native.aa_on("qemu"), 1)], list(found))
 
+    def test_a_kinds_aa_runs_at_the_steps_its_cells_run(self):
+        # KEK's test cloud campaign: the VM at 1 only (a TCG boot ~40 s)
+        cloud = dict(LOCAL, platforms=["native", "kvm", "container"],
+                     container=["nova-lxc"], kvm_hypervisor_type="qemu",
+                     concurrency=[1, 2, 4], max_concurrency={"kvm": 1},
+                     compute_hosts={"address": "aio"})
+        cells = planner.cells_of(cloud)
+        self.assertNotIn(("kvm", 2), cells)
+        found, _ = planner.instrument_cells(cloud, cells)
+        self.assertEqual({(native.aa_on("qemu"), 1), (native.aa_on("lxc"), 1),
+                          (native.aa_on("lxc"), 2), (native.aa_on("lxc"), 4)},
+                         set(found))
+
     def test_a_cloud_task_without_compute_hosts_gets_none(self):
         cloud = dict(LOCAL, platforms=["native", "kvm", "container"])
         found, notes = planner.instrument_cells(cloud,
