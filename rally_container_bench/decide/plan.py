@@ -108,10 +108,10 @@ def instrument_cells(args, cells):
     step of the run, the known effect (native beside a busy neighbour of
     known weight, against its twin) at its lowest, of its CPU-bound
     tests. A cloud's, where compute_hosts pairs its tests: the A/A on
-    each kind of compute host its cells land on (no known
-    effect: a busy neighbour on a compute host is not this run's to
-    start), at the steps where cells of that kind run (a VM capped at 1
-    gets its A/A at 1 alone). report/instrument.py reads them.
+    each kind of compute host its cells land on, at the steps where
+    cells of that kind run (a VM capped at 1 gets its A/A at 1 alone);
+    no known effect (a busy neighbour on a compute host is not this
+    run's to start). report/instrument.py reads them.
     """
     units = {platform for platform, _ in cells}
     steps = sorted({step for _, step in cells})
