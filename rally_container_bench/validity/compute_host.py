@@ -23,59 +23,12 @@ from rally_container_bench.core import base
 from rally_container_bench.validity import cpu
 from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.validity import foreign_load
+from rally_container_bench.validity import harness_cpu
+from rally_container_bench.validity import host_reading
 from rally_container_bench.validity import hosts
 
 LOG = logging.getLogger(__name__)
 
-_SCRIPT = r"""
-mode=$1; key=$2; done_file=$3; stat_at=$4; sources=$5; shift 5
-stat() { echo "== stat"; grep -E '^(cpu[0-9]*|procs_running) ' /proc/stat; }
-reading() {
-    echo "== reading"
-    [ "$1" = last ] || stat
-    every=
-    for s in $sources; do
-        case $s in
-        pid:*|kernel-threads) every=1 ;;
-        *) echo "== usage $s"; cat "$s" 2>/dev/null ;;
-        esac
-    done
-    echo "== own"
-    for p in $(grep -lzx "RCBENCH_OWN=$key" /proc/[0-9]*/environ 2>/dev/null)
-    do
-        cat "${p%/environ}/stat" 2>/dev/null
-    done
-    echo "== finished"
-    awk '{ s += $1 } END { print s + 0 }' "$done_file" 2>/dev/null
-    if [ -n "$every" ]; then
-        echo "== processes"; cat /proc/[0-9]*/stat 2>/dev/null
-    fi
-    [ "$1" != last ] || stat
-    echo "== end"
-}
-own_done() {
-    IFS=' '
-    read -r s < /proc/$$/stat
-    set -- ${s##*) }
-    echo $(( ${12} + ${13} + ${14} + ${15} )) >> "$done_file"
-}
-IFS='
-'
-if [ "$mode" != window ]; then
-    # sweep-read: first, the files of runs that ended a day ago or more
-    [ "$mode" = read ] || find "${done_file%/*}" -maxdepth 1 -type f \
-        -name 'rcbench-own-*' -mtime +0 -delete 2>/dev/null
-    reading "$stat_at"
-    own_done
-    exit 0
-fi
-reading last >&2
-"$@"
-rc=$?
-reading first >&2
-own_done
-exit $rc
-"""
 
 # Where the cgroup of a compute host's process is, and whether the host
 # mounts cgroup2 beside v1 (hybrid); $1: the pid.
@@ -85,71 +38,6 @@ echo "== unified"
 [ -d /sys/fs/cgroup/unified ] && echo yes
 exit 0
 """
-
-
-def split_readings(text):
-    """(text without its Readings, [each hosts.Reading's text])."""
-    rest, readings, inside = [], [], None
-    for line in text.splitlines():
-        if line == "== reading":
-            inside = []
-            continue
-        if inside is None:
-            rest.append(line)
-            continue
-        inside.append(line)
-        if line == "== end":
-            readings.append("\n".join(inside))
-            inside = None
-    if inside is not None:
-        readings.append("\n".join(inside))  # cut short: parse says so
-    return "\n".join(rest) + ("\n" if rest else ""), readings
-
-
-def parse_sections(text):
-    """{section: text} of a command's "== name" sections."""
-    found, name, lines = {}, None, []
-    for line in text.splitlines():
-        if line.startswith("== "):
-            if name is not None:
-                found[name] = "\n".join(lines)
-            name, lines = line[3:], []
-        else:
-            lines.append(line)
-    if name is not None:
-        found[name] = "\n".join(lines)
-    return found
-
-
-def parse_reading(text, at, host, sources):
-    """A hosts.Reading from the text _SCRIPT wrote. Pure.
-
-    sources: {instance name: source}.
-    """
-    sections = parse_sections(text)
-    if "end" not in sections:
-        raise ValueError("the reading of %s ended early: %r"
-                         % (host, text[-300:]))
-    stat = sections.get("stat", "")
-    try:
-        cpu_times, busy, running = cpu.parse_stat(stat)
-    except ValueError as e:
-        # what came instead (an error of the host's shell, or nothing)
-        raise ValueError("%s (its stat section: %r)" % (e, stat[-200:]))
-    own = sum(ticks for _, ticks in cpu.parse_processes(
-        sections.get("own", "")).values())
-    own += sum(int(line) for line in sections.get("finished", "").split()
-               if line.isdigit())
-    processes = cpu.parse_processes(sections.get("processes", ""))
-    instances = {}
-    for name, source in sources.items():
-        seconds = hosts.seconds_of(source,
-                                   lambda path: sections["usage " + path],
-                                   lambda: processes)
-        if seconds is not None:
-            instances[name] = seconds
-    return hosts.Reading(at, host, cpu_times, running, busy / cpu.TICKS,
-                         own / cpu.TICKS, instances)
 
 
 # The hosts (ComputeHost.key) whose old DONE_FILEs this process removed.
@@ -178,7 +66,7 @@ class ComputeHost:
         self.machine_cpus = os.cpu_count() or 1
 
     def _harness_seconds(self):
-        """The harness's CPU where this host is this machine, else 0.
+        """harness_cpu.HarnessCpu where this host is this machine, else NONE.
 
         One kernel, one /proc/stat: Rally's processes here are work of
         the measurement on that host, not foreign load on it.
@@ -188,29 +76,36 @@ class ComputeHost:
             self._same_kernel = found.exit_code == 0 and (
                 found.stdout.strip() == hosts.read_file(hosts.BOOT_ID).strip())
         if not self._same_kernel:
-            return 0.0
-        return cpu.tree_ticks(hosts.local_processes(),
-                              foreign_load.harness()) / cpu.TICKS
+            return harness_cpu.NONE
+        return harness_cpu.of_tree(hosts.local_processes(),
+                                   foreign_load.harness())
 
     def _with_harness(self, reading, harness):
         """The reading with the harness's CPU counted as the host's own.
 
-        Where the host has only some of this machine's CPUs (a test
-        cloud's host confined to one), the harness's processes ran on
-        any CPU: what of their CPU was on this host's is unknown, so it
-        is also kept as unplaced (foreign_load.load). Counted whole as
+        harness: harness_cpu.HarnessCpu. Where the host has only some of
+        this machine's CPUs (a test cloud's host confined to one), the
+        harness's processes ran on any CPU: the part on the host's CPUs
+        counts (its cgroup's CPU per CPU); where that is unknown, all of
+        it, also kept as unplaced (foreign_load.load). Counted whole as
         own, Rally's bursts beside a test hid a CPU hog on the host's CPU
         (own 1.05 cores against busy 0.95 on a 1-CPU host, the test at
         half speed read as undisturbed; 2026-11-29).
         """
-        unplaced = harness if reading.cpu and reading.cpu.cpus and (
-            reading.cpu.cpus < self.machine_cpus) else 0.0
-        return reading._replace(own=reading.own + harness,
-                                unplaced=unplaced)
+        if not (reading.cpu and reading.cpu.cpus
+                and reading.cpu.cpus < self.machine_cpus):
+            return reading._replace(own=reading.own + harness.seconds,
+                                    unplaced=0.0)
+        placed = harness_cpu.on_cpus(harness, reading.cpu_ids)
+        if placed is not None:
+            return reading._replace(own=reading.own + placed, unplaced=0.0)
+        return reading._replace(own=reading.own + harness.seconds,
+                                unplaced=harness.seconds)
 
     def _argv(self, mode, stat_at, sources):
         return ["env", "RCBENCH_OWN=%s" % self.key,
-                "sh", "-c", _SCRIPT, "rcbench-host", mode, self.key,
+                "sh", "-c", host_reading.SCRIPT, "rcbench-host", mode,
+                self.key,
                 self.done_file, stat_at,
                 "\n".join(sorted(set(sources.values())))]
 
@@ -231,12 +126,12 @@ class ComputeHost:
         harness = self._harness_seconds() if before else harness_sent
         result.check("reading the CPU of compute host %s" % self.name)
         _SWEPT.add(self.key)
-        _, readings = split_readings(result.stdout)
+        _, readings = host_reading.split_readings(result.stdout)
         if not readings:
             raise ValueError("the reading of %s said nothing: %r"
                              % (self.name, result.stdout[-300:]))
-        return self._with_harness(
-            parse_reading(readings[0], at, self.name, sources), harness)
+        return self._with_harness(host_reading.parse_reading(
+            readings[0], at, self.name, sources), harness)
 
     @contextlib.contextmanager
     def window(self, owned=False):
@@ -287,7 +182,7 @@ class ComputeHost:
                                     str(pid)], self.timeout)
         if result.exit_code != 0:
             return "pid:%d" % pid
-        sections = parse_sections("== pid\n" + result.stdout)
+        sections = host_reading.parse_sections("== pid\n" + result.stdout)
         unified = sections.get("unified", "").strip() == "yes"
         usage = cpu.cgroup_usage_file(sections.get("pid", ""), unified)
         own = cpu.cgroup_usage_file(sections.get("self", ""), unified)
@@ -329,14 +224,15 @@ class ComputeHost:
         """An executor whose commands count as the measurement's own here."""
         return OwnedExecutor(executor or self.executor, self)
 
-    def _capture(self, sent, received, stderr, sources, harness=(0, 0)):
+    def _capture(self, sent, received, stderr, sources,
+                 harness=(harness_cpu.NONE, harness_cpu.NONE)):
         """The Readings a window's command wrote: (before, after) kept.
 
         harness: the harness's CPU here at sent and at received (its
         work for this command's session just outside the window counts
         as its own too).
         """
-        rest, readings = split_readings(stderr)
+        rest, readings = host_reading.split_readings(stderr)
         if getattr(self, "_captured", None) is None:
             return rest
         try:
@@ -344,8 +240,8 @@ class ComputeHost:
                 raise ValueError("%d of its 2 readings came back"
                                  % len(readings))
             self._captured.append(tuple(
-                self._with_harness(parse_reading(text, at, self.name,
-                                                 sources), ticks)
+                self._with_harness(host_reading.parse_reading(
+                    text, at, self.name, sources), ticks)
                 for text, at, ticks in zip(readings, (sent, received),
                                            harness)))
         except ValueError as e:

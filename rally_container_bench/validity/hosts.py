@@ -38,13 +38,15 @@ BOOT_ID = "/proc/sys/kernel/random/boot_id"
 LOG = logging.getLogger(__name__)
 
 Reading = collections.namedtuple(
-    "Reading", "at host cpu running busy own instances unplaced others",
-    defaults=(0.0, None))
+    "Reading",
+    "at host cpu running busy own instances unplaced others cpu_ids",
+    defaults=(0.0, None, None))
 # busy, own: seconds of CPU since boot; instances: {name: seconds};
 # unplaced: the part of own that is the harness's CPU on a host that
 # shares this kernel but only some of its CPUs (ComputeHost._with_harness);
 # running: procs_running; others: threads runnable outside the harness's
-# tree (the reader's own host only; None: not counted)
+# tree (the reader's own host only; None: not counted); cpu_ids: the
+# machine's CPUs a compute host has (None: not read)
 
 
 # Reads of /proc at most per local_processes(): a process gone meanwhile

@@ -23,6 +23,8 @@ from rally_container_bench.engines.native import instance as native
 from rally_container_bench.validity import compute_host
 from rally_container_bench.validity import cpu
 from rally_container_bench.validity import foreign_load
+from rally_container_bench.validity import harness_cpu
+from rally_container_bench.validity import host_reading
 from rally_container_bench.validity import hosts
 
 STAT = ("4242 (sysbench (x)) S 4200 4242 4200 0 -1 4194560 100 0 0 0 "
@@ -226,6 +228,7 @@ class ParsingTestCase(unittest.TestCase):
         # one known by its process tree.
         text = "\n".join([
             "== stat", "cpu  300 0 100 900 0 0 0 7 0 0", "procs_running 2",
+            "== cpus", "1,3-4",
             "== usage /sys/fs/cgroup/cpuacct/machine/vm1/cpuacct.usage",
             "2500000000",
             "== own", STAT,
@@ -233,7 +236,7 @@ class ParsingTestCase(unittest.TestCase):
             "== processes", "30 (qemu) S 1 0 0 0 0 0 0 0 0 0 5 5 0 0",
             "31 (qemu) S 30 0 0 0 0 0 0 0 0 0 10 0 0 0",
             "== end"])
-        reading = compute_host.parse_reading(text, 7.0, "compute-2", {
+        reading = host_reading.parse_reading(text, 7.0, "compute-2", {
             "vm1": "/sys/fs/cgroup/cpuacct/machine/vm1/cpuacct.usage",
             "lxc1": "pid:30"})
         self.assertEqual("compute-2", reading.host)
@@ -242,9 +245,11 @@ class ParsingTestCase(unittest.TestCase):
         self.assertEqual({"vm1": 2.5, "lxc1": 20 / cpu.TICKS},
                          reading.instances)
         self.assertEqual(2, reading.running)
+        # the machine's CPUs its shell may run on (lxcfs renumbers cpuN)
+        self.assertEqual({1, 3, 4}, reading.cpu_ids)
 
     def test_a_reading_cut_short_is_an_error(self):
-        self.assertRaises(ValueError, compute_host.parse_reading,
+        self.assertRaises(ValueError, host_reading.parse_reading,
                           "== stat\ncpu 1 2 3 4\n", 0, "h", {})
 
 
@@ -416,6 +421,9 @@ class RealHostTestCase(unittest.TestCase):
         host.done_file = os.path.join(self.conf.daemon_state_dir, "done")
         if not same_kernel:
             host._same_kernel = False
+        else:
+            # the harness's cgroup (harness_cpu) is left, and removed
+            self.addCleanup(harness_cpu.leave, foreign_load.harness())
         return host
 
     def test_the_harness_is_its_own_where_a_compute_host_is_this_machine(
@@ -448,12 +456,87 @@ class RealHostTestCase(unittest.TestCase):
         host.machine_cpus = 2
         one = _reading(own=1.0, cpu=cpu.CpuTimes(100, 50, 0, cpus=1))
         both = _reading(own=1.0, cpu=cpu.CpuTimes(200, 100, 0, cpus=2))
+        harness = harness_cpu.HarnessCpu(0.5, None)
         self.assertEqual((1.5, 0.5), _own_unplaced(
-            host._with_harness(one, 0.5)))
+            host._with_harness(one, harness)))
         self.assertEqual((1.5, 0.0), _own_unplaced(
-            host._with_harness(both, 0.5)))
+            host._with_harness(both, harness)))
         self.assertEqual((1.5, 0.0), _own_unplaced(
-            host._with_harness(_reading(own=1.0), 0.5)))
+            host._with_harness(_reading(own=1.0), harness)))
+        # its cgroup's CPU per CPU known: the part on the host's CPU is
+        # the host's own, the rest ran elsewhere, none unplaced
+        placed = harness_cpu.HarnessCpu(0.5, (0.35, 0.15))
+        self.assertEqual((1.15, 0.0), _own_unplaced(host._with_harness(
+            one._replace(cpu_ids=frozenset({1})), placed)))
+        self.assertEqual((1.35, 0.0), _own_unplaced(host._with_harness(
+            one._replace(cpu_ids=frozenset({0})), placed)))
+        # the host's CPUs not read: unplaced, as without the cgroup
+        self.assertEqual((1.5, 0.5), _own_unplaced(
+            host._with_harness(one, placed)))
+        # a host with all of them counts it whole
+        self.assertEqual((1.5, 0.0), _own_unplaced(host._with_harness(
+            both._replace(cpu_ids=frozenset({0, 1})), placed)))
+
+    def test_the_harness_cgroup_only_where_cpuacct_is_alone(self):
+        # co-mounted with cpu, a cgroup of Rally's would undo its nice 19
+        alone = ("cgroup /sys/fs/cgroup/cpu cgroup rw,relatime,cpu 0 0\n"
+                 "cgroup /sys/fs/cgroup/cpuacct cgroup rw,cpuacct 0 0\n")
+        shared = ("cgroup /sys/fs/cgroup/cpu,cpuacct cgroup "
+                  "rw,nosuid,cpu,cpuacct 0 0\n")
+        only_v2 = "cgroup2 /sys/fs/cgroup cgroup2 rw,nsdelegate 0 0\n"
+        self.assertTrue(harness_cpu.alone_in_mount(alone))
+        self.assertFalse(harness_cpu.alone_in_mount(shared))
+        self.assertFalse(harness_cpu.alone_in_mount(only_v2))
+
+    @unittest.skipUnless(harness_cpu.usable(),
+                         "needs cgroup v1's cpuacct, writable (root)")
+    def test_the_harness_cgroup_counts_its_cpu_per_cpu(self):
+        # Real: the harness's tree moved into a cpuacct cgroup of its own;
+        # a child that burns on one CPU shows on that CPU's count alone.
+        root = foreign_load.harness()
+        self.addCleanup(harness_cpu.leave, root)
+        cpus = sorted(os.sched_getaffinity(0))
+        first = harness_cpu.of_tree(hosts.local_processes(), root)
+        self.assertIsNotNone(first.percpu)
+        proc = subprocess.Popen(
+            ["taskset", "-c", str(cpus[-1]), "python3", "-c", _BURN])
+        self.assertEqual(0, proc.wait(30))
+        second = harness_cpu.of_tree(hosts.local_processes(), root)
+        on = harness_cpu.on_cpus(second, [cpus[-1]]) - harness_cpu.on_cpus(
+            first, [cpus[-1]])
+        self.assertGreater(on, 0.5, (first, second))
+        if len(cpus) > 1:
+            rest = harness_cpu.on_cpus(second, cpus[:-1]) - \
+                harness_cpu.on_cpus(first, cpus[:-1])
+            self.assertLess(rest, 0.3, (first, second))
+        # the test's process went back and the cgroup is gone
+        harness_cpu.leave(root)
+        self.assertFalse(any(
+            harness_cpu.PREFIX + str(root) in line
+            for line in open("/proc/self/cgroup")))
+
+    @unittest.skipUnless(harness_cpu.usable(),
+                         "needs cgroup v1's cpuacct, writable (root)")
+    def test_the_cgroup_of_a_harness_that_is_gone_is_pruned(self):
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        path = os.path.join(harness_cpu.CPUACCT,
+                            harness_cpu.PREFIX + str(gone.pid))
+        os.mkdir(path)
+        self.addCleanup(lambda: os.path.isdir(path) and os.rmdir(path))
+        alive = harness_cpu.Cgroup(os.getpid())
+        self.addCleanup(harness_cpu.leave, os.getpid())
+        self.assertTrue(alive.join([os.getpid()]))
+        harness_cpu.prune()
+        self.assertFalse(os.path.isdir(path))
+        self.assertTrue(os.path.isdir(alive.path))
+
+    def test_a_compute_hosts_reading_names_its_cpus(self):
+        # the reading's shell runs where the host's sshd does: its CPUs
+        with self.compute_host().window() as window:
+            pass
+        for reading in window.readings:
+            self.assertEqual(set(os.sched_getaffinity(0)), reading.cpu_ids)
 
     def test_a_marked_command_on_a_compute_host_is_its_own(self):
         host = self.compute_host()

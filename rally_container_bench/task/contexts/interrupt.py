@@ -34,6 +34,7 @@ from rally.task import runner
 from rally_container_bench.core import abort
 from rally_container_bench import opts
 from rally_container_bench.validity import foreign_load
+from rally_container_bench.validity import harness_cpu
 
 LOG = logging.getLogger(__name__)
 
@@ -153,6 +154,7 @@ class GracefulInterrupt(context.Context):
         foreign_load.set_harness(os.getpid())
         try:
             foreign_load.prune(opts.register())
+            harness_cpu.prune()
         except OSError as e:
             LOG.warning("stale instance registries not pruned: %s" % e)
         if threading.current_thread() is not threading.main_thread():
@@ -164,6 +166,8 @@ class GracefulInterrupt(context.Context):
                                                    self._watcher.on_signal)
 
     def cleanup(self):
+        # out of the cgroup its runners put it in (a test cloud's hosts)
+        harness_cpu.leave(os.getpid())
         for signum, previous in self._previous.items():
             signal.signal(signum, previous)
         if self._watcher is not None:
