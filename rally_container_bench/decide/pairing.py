@@ -16,11 +16,14 @@ step, and each kind pairs at once only where
 Pure but for the report it reads (report.comparison) and the host's CPUs.
 """
 
+import json
+import os
 import statistics
 
 from rally_container_bench.decide import plan as planner
 from rally_container_bench.engines.native import instance as native
 from rally_container_bench.engines import registry
+from rally_container_bench.report import comparison
 from rally_container_bench.report import margins as margins_lib
 from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.workloads import tests as tests_lib
@@ -121,6 +124,7 @@ BLOCK_WAVES = 2
 # modes still swap with the hour (cpu 0.56 / 2.80 %, then 1.18 / 0.58 %,
 # 2026-12-04), which more pairs within one run do not show.
 CALIBRATION_PAIRS = 6
+CALIBRATION_FILE = "pairing-calibration.json"
 
 
 def calibration_plan(steps, tests, pairs):
@@ -166,6 +170,30 @@ def choose(report, steps, tests):
         modes[kind] = at_once
         lines.append("pairing of %s: %s (%s)" % (kind, found["mode"], why))
     return ({step: dict(modes) for step in steps}, facts, lines)
+
+
+def with_calibration(floors, out, steps, tests):
+    """floors ({margin key: [A/A pair SD]}) with the calibration's too.
+
+    The calibration ran the A/A both ways at each step that may pair at
+    once; round 1 runs it only the way each kind chose. A key round 1
+    has no A/A for keeps the calibration's as its floor: "cpu at 1" in
+    sequence (a VM's cell, the known effect) where round 1 paired cpu at
+    once had its margin at +-1 % from its own cells' pairs, under the
+    A/A's 2.24 % in sequence (README command 1, 2026-12-06).
+    """
+    path = os.path.join(out, CALIBRATION_FILE)
+    if not os.path.exists(path):
+        return floors
+    with open(path) as f:
+        report = comparison.build([json.load(f)])
+    bound = [t for ts in kinds_of(tests).values() for t in ts]
+    cells = {(cell, step): bound for step in steps
+             for cell in (native.AA, native.AA_AT_ONCE)}
+    merged = dict(floors)
+    for key, found in planner.pair_spreads(report, cells).items():
+        merged.setdefault(key, found)
+    return merged
 
 
 def _verdict(found):

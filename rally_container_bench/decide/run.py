@@ -318,7 +318,7 @@ class SequentialRun(campaign.Kept):
         if uuid is None:
             return
         document = self.reads.report([uuid], os.path.join(
-            self.out, "pairing-calibration.json"))
+            self.out, pairing_lib.CALIBRATION_FILE))
         modes, facts, lines = pairing_lib.choose(
             comparison.build([document]), steps, tests)
         self.pairing.update(modes=modes, calibration=facts,
@@ -367,7 +367,9 @@ class SequentialRun(campaign.Kept):
         # one dip of the host sets no margin; the A/A's floor counts all
         spreads = planner.pair_spreads(report, self.platform_cells,
                                        "pair_sd_robust")
-        floors = planner.pair_spreads(report, self.instrument_aa())
+        floors = pairing_lib.with_calibration(planner.pair_spreads(
+            report, self.instrument_aa()), self.out, self.steps,
+            self.args.get("tests", []))
         roomy, _ = pairing_lib.steps_at_once(self.args, self.steps)
         for kind in self.auto:
             floor = self.margins.get(kind)

@@ -5,7 +5,11 @@ calibration runs in tests/functional/test_decide.py
 (InstrumentCheckTestCase), the pairs at once in test_decide_at_once.py.
 """
 
+import json
+import os
+import tempfile
 import unittest
+from unittest import mock
 
 from rally_container_bench.decide import pairing
 from rally_container_bench.engines.native import instance as native
@@ -135,6 +139,49 @@ class ChooseTestCase(unittest.TestCase):
     def test_an_unmeasured_a_a_stays_in_sequence(self):
         mode, _, _ = self.choose({(native.AA, CPU): (0.02, 1200.0)})
         self.assertEqual(cpu_pairs.SEQUENTIAL, mode)
+
+
+class CalibrationFloorsTestCase(unittest.TestCase):
+    """Round 1's A/A floors, and the calibration's where it has none.
+
+    The calibration's report is a stand-in (its rows by hand, so
+    comparison.build is replaced); the real one runs in README command 1
+    (tests/functional/test_decide.py).
+    """
+
+    def setUp(self):
+        self.out = tempfile.mkdtemp()
+        self.addCleanup(lambda: [os.unlink(os.path.join(self.out, n))
+                                 for n in os.listdir(self.out)]
+                        and os.rmdir(self.out))
+
+    def floors(self, round_1):
+        rows = _report({(native.AA, CPU): (0.0224, 1200.0),
+                        (native.AA_AT_ONCE, CPU): (0.0153, 1190.0)})
+        for row in rows["rows"]:
+            # as the report says it (report.results)
+            row["pairing"] = cpu_pairs.SAID[
+                cpu_pairs.AT_ONCE if row["platform"] == native.AA_AT_ONCE
+                else cpu_pairs.SEQUENTIAL]
+        with mock.patch.object(pairing.comparison, "build",
+                               return_value=rows):
+            return pairing.with_calibration(round_1, self.out, [1],
+                                            ["quick-cpu"])
+
+    def test_without_a_calibration_round_1_s_floors_stand(self):
+        self.assertEqual({"cpu at once": [0.015]},
+                         self.floors({"cpu at once": [0.015]}))
+
+    def test_a_key_round_1_has_no_a_a_for_takes_the_calibration_s(self):
+        with open(os.path.join(self.out, pairing.CALIBRATION_FILE),
+                  "w") as f:
+            json.dump({"tasks": []}, f)
+        found = self.floors({"cpu at once": [0.015]})
+        # cpu at 1 in sequence: round 1 paired cpu at once, its A/A too
+        self.assertEqual([0.0224], found["cpu at 1"])
+        self.assertEqual([0.0224], found["cpu"])
+        # round 1's own A/A at once stands beside the calibration's
+        self.assertEqual([0.015], found["cpu at once"])
 
 
 class PairingLineTestCase(unittest.TestCase):
