@@ -148,6 +148,13 @@ def kernel_thread_ticks(processes):
                if pid == KTHREADD or ppid == KTHREADD)
 
 
+def cgroup_lines(cgroup_text):
+    """(hierarchy number, [controllers], path) of /proc/<pid>/cgroup."""
+    for line in cgroup_text.splitlines():
+        number, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        yield number, controllers.split(","), path
+
+
 def cgroup_usage_file(cgroup_text, unified_mount=False):
     """The CPU usage file of a process's own cgroup, or None (root).
 
@@ -157,12 +164,10 @@ def cgroup_usage_file(cgroup_text, unified_mount=False):
     unified_mount: the host mounts cgroup2 at <root>/unified (hybrid).
     """
     v1 = v2 = None
-    for line in cgroup_text.splitlines():
-        number, controllers, path = (line.split(":", 2) + ["", ""])[:3]
-        names = controllers.split(",")
+    for number, names, path in cgroup_lines(cgroup_text):
         if "cpuacct" in names:
             v1 = (",".join(names), path, "cpuacct.usage")
-        elif number == "0" and not controllers:
+        elif number == "0" and names == [""]:
             v2 = ("", path, "cpu.stat")
     found = v1 or v2
     if not found or found[1] in ("", "/"):

@@ -40,10 +40,8 @@ def on_cpus(harness, cpu_ids):
 def _cpuacct_path(pid):
     """The pid's cgroup in the cpuacct hierarchy ("/..."), or None."""
     with open("/proc/%d/cgroup" % pid) as f:
-        for line in f:
-            _, controllers, path = (line.rstrip("\n").split(":", 2)
-                                    + ["", ""])[:3]
-            if "cpuacct" in controllers.split(","):
+        for _, controllers, path in cpu.cgroup_lines(f.read()):
+            if "cpuacct" in controllers:
                 return path
     return None
 
