@@ -52,27 +52,17 @@ for pkg in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" \
         || missing+=("$pkg")
 done
+# shellcheck source=tools/apt.sh
+source "$top/tools/apt.sh"
 apt_install() {  # PKG...
     if [ "$(id -u)" != 0 ]; then
         echo "install-deps: need root to apt-get install $*" >&2
         return 1
     fi
     echo "install-deps: apt-get install $*" >&2
-    [ -n "${apt_updated:-}" ] || apt-get update -qq
-    apt_updated=1
     # No service starts at install (nginx would take port 80): the
     # workloads start their own daemons, on ports of their own.
-    local policy=/usr/sbin/policy-rc.d made_policy=
-    if [ ! -e "$policy" ]; then
-        printf '#!/bin/sh\nexit 101\n' > "$policy"
-        chmod +x "$policy"
-        made_policy=1
-    fi
-    # --force-unsafe-io: no sync after every unpacked file (a machine that
-    # loses power mid-install reinstalls anyway).
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        -o Dpkg::Options::=--force-unsafe-io "$@" >/dev/null
-    [ -z "$made_policy" ] || rm -f "$policy"
+    apt_quiet_install "$@"
 }
 
 # The venv is redone when the package's requirements or the constraints

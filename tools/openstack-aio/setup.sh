@@ -36,6 +36,8 @@
 set -Eeuo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+# shellcheck source=../apt.sh
+source "$here/../apt.sh"
 # shellcheck source=common.sh
 source "$here/common.sh"
 # shellcheck source=packages.sh
@@ -79,18 +81,9 @@ install_packages() {
             "$pkg" "$pkg" dbconfig-install
     done | debconf-set-selections
     echo 'keystone keystone/create-admin-tenant boolean false' | debconf-set-selections
-    apt-get update -qq
     # No service starts at install: setup.sh starts what it needs (an
     # sshd on every address of this machine, openssh-server's, is not).
-    local policy=/usr/sbin/policy-rc.d made_policy=
-    if [ ! -e "$policy" ]; then
-        printf '#!/bin/sh\nexit 101\n' > "$policy"
-        chmod +x "$policy"
-        made_policy=1
-    fi
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        -o Dpkg::Options::=--force-unsafe-io "${missing[@]}" >/dev/null
-    [ -z "$made_policy" ] || rm -f "$policy"
+    apt_quiet_install "${missing[@]}"
 }
 
 load_secrets() {
