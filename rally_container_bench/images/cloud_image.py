@@ -38,9 +38,19 @@ DISK_MB = 2048
 PART_START = 1 << 20  # bytes: the partition starts at 1 MiB
 MBR = "/usr/lib/syslinux/mbr/mbr.bin"  # in the rootfs (syslinux-common)
 # Where cloud-init looks, in order: a seed labelled cidata (NoCloud: this
-# host's tests), a config drive, the metadata service.
+# host's tests), a config drive, the metadata service. A metadata service
+# that never answers is given up on after a few seconds in each of
+# cloud-init's two stages; with cloud-init's defaults it took 40 s and
+# 15 s on the test cloud (a server without a config drive: refused at
+# 131 s after its boot, not ~80). A site's own image may wait that long:
+# the harness's bound is ssh_timeout either way.
 CLOUD_CFG = """# rally-container-bench cloud image stand-in
 datasource_list: [NoCloud, ConfigDrive, OpenStack, None]
+datasource:
+  OpenStack:
+    max_wait: 6
+    timeout: 2
+    retries: 0
 # the one locale every glibc has (no locale-gen in the image)
 locale: C.UTF-8
 """
