@@ -147,4 +147,8 @@ case "$status" in
     *) tail -n 40 "$out/rally-task.log" >&2 2>/dev/null || true
        echo "quickstart: rcbench decide failed (exit $status)" >&2 ;;
 esac
+# the promise is 10 minutes in all: the run says what it took (the engines
+# it started stop after this line, in a second or two)
+printf 'took %d:%02d in all (install, image, engines, rcbench decide, reports)\n' \
+    $((SECONDS / 60)) $((SECONDS % 60))
 exit "$status"
