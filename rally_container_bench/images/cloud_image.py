@@ -38,19 +38,9 @@ DISK_MB = 2048
 PART_START = 1 << 20  # bytes: the partition starts at 1 MiB
 MBR = "/usr/lib/syslinux/mbr/mbr.bin"  # in the rootfs (syslinux-common)
 # Where cloud-init looks, in order: a seed labelled cidata (NoCloud: this
-# host's tests), a config drive, the metadata service. A metadata service
-# that never answers is given up on sooner than cloud-init's defaults:
-# on the test cloud a server without a config drive was refused 110 s
-# after its boot, not 131 s (its console: the local stage's wait, with
-# its DHCP, still ~37 s; the network stage's 15 s -> 12 s). A site's own
-# image may wait longer: the harness's bound is ssh_timeout either way.
+# host's tests), a config drive, the metadata service.
 CLOUD_CFG = """# rally-container-bench cloud image stand-in
 datasource_list: [NoCloud, ConfigDrive, OpenStack, None]
-datasource:
-  OpenStack:
-    max_wait: 6
-    timeout: 2
-    retries: 0
 # the one locale every glibc has (no locale-gen in the image)
 locale: C.UTF-8
 """
