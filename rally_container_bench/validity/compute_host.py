@@ -92,14 +92,15 @@ class ComputeHost:
         (own 1.05 cores against busy 0.95 on a 1-CPU host, the test at
         half speed read as undisturbed; 2026-11-29).
         """
-        some = bool(reading.cpu and reading.cpu.cpus
-                    and reading.cpu.cpus < self.machine_cpus)
-        placed = harness_cpu.on_cpus(harness, reading.cpu_ids) \
-            if some else None
-        if placed is not None:
-            return reading._replace(own=reading.own + placed, unplaced=0.0)
-        return reading._replace(own=reading.own + harness.seconds,
-                                unplaced=harness.seconds if some else 0.0)
+        whole = reading._replace(own=reading.own + harness.seconds,
+                                 unplaced=0.0)
+        if not (reading.cpu and reading.cpu.cpus
+                and reading.cpu.cpus < self.machine_cpus):
+            return whole
+        placed = harness_cpu.on_cpus(harness, reading.cpu_ids)
+        if placed is None:
+            return whole._replace(unplaced=harness.seconds)
+        return reading._replace(own=reading.own + placed, unplaced=0.0)
 
     def _argv(self, mode, stat_at, sources):
         return ["env", "RCBENCH_OWN=%s" % self.key,
