@@ -1,10 +1,13 @@
 """What the next round of rcbench decide may take, and what fits the budget.
 
-Pure: reads the last round's results (Rally's JSON document).
+Pure: reads the last round's results (Rally's JSON document) and the
+comparison report built over the rounds so far.
 """
 
+from rally_container_bench.decide import plan as planner
 from rally_container_bench.report import results
 from rally_container_bench.task import output_tables
+from rally_container_bench.workloads import tests as tests_lib
 
 
 # Contexts a task runs once per image form (the shared guest image's
@@ -169,3 +172,71 @@ def next_round_s(document, uuid, left, seconds):
     costs, overhead, forms = cell_costs(document, uuid, left, seconds)
     once_per_form = dict(forms.values())
     return sum(costs.values()) + overhead + sum(once_per_form.values())
+
+
+# A test is out of reach where its verdict needs more than this many
+# times the pairs it could have by the run's last round: what a cell needs
+# is estimated from its few pairs so far (hence the 4-fold allowance), and
+# beyond it the rounds left would spend the budget on pairs that settle
+# nothing, where the other cells could be settled.
+OUT_OF_REACH = 4
+
+
+def out_of_reach(report, left, rounds_left, pairs, keep=()):
+    """{cell: [(test, pairs needed or None)]} that no round left can settle.
+
+    Each test of left is inconclusive, and needs (the report's
+    iterations_needed: power 0.8 at its estimate) more than OUT_OF_REACH
+    times the pairs it has and rounds_left rounds of pairs waves would
+    add; or no number of pairs can settle it (None: its estimate on the
+    margin, or beyond equivalence.MAX_N). Measuring a cell no more
+    spends no alpha: each look still holds at alpha / max_rounds. keep:
+    cells measured whatever they need (the instrument's A/A and known
+    effect).
+    """
+    found = {}
+    for (platform, step), tests in left.items():
+        if (platform, step) in keep or not tests:
+            continue
+        label = planner.label_of(report, platform)
+        beyond = []
+        for test in tests:
+            needed = _needed_beyond(planner.headline_rows(
+                report, label, step, test), step * pairs * rounds_left)
+            if needed is not False:
+                beyond.append((test, needed))
+        if beyond:
+            found[(platform, step)] = beyond
+    return found
+
+
+def _needed_beyond(rows, more):
+    """The pairs the rows' test needs where out of reach, else False."""
+    needs = []
+    for row in rows:
+        needed = row.get("iterations_needed")
+        if row.get("verdict") != "inconclusive" or (
+                needed is not None and needed <= OUT_OF_REACH * (
+                    (row.get("pairs") or 0) + more)):
+            return False
+        needs.append(needed)
+    if not needs:
+        return False
+    return None if None in needs else max(needs)
+
+
+def within_reach(left, beyond):
+    """left without the tests out_of_reach found."""
+    return {cell: [t for t in tests
+                   if t not in [test for test, _ in beyond.get(cell, [])]]
+            for cell, tests in left.items()}
+
+
+def reach_lines(beyond):
+    """"platform at N: test (needs ~P pairs)" of each test out of reach."""
+    return sorted("%s at %d: %s" % (platform, step, ", ".join(
+        "%s (%s)" % (tests_lib.resolve(test).label,
+                     "needs ~%d pairs" % needed if needed
+                     else "no number of pairs settles it")
+        for test, needed in beyond[(platform, step)]))
+        for platform, step in beyond)

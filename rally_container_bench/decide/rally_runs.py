@@ -14,6 +14,7 @@ import sys
 import time
 
 from rally_container_bench.core import processes
+from rally_container_bench.decide import plan as planner
 from rally_container_bench.engines.native import instance as native
 
 # harness_yields' two kinds: with LOCAL, the native executor starts each
@@ -160,6 +161,27 @@ def autogroup_enabled():
             return f.read().strip() == "1"
     except OSError:
         return False
+
+
+def yield_kind(args):
+    """How Rally yields the CPU for these task args (harness_yields).
+
+    A cloud task with compute_hosts runs every twin there, over SSH: Rally
+    and its children may all yield. Else the twins are Rally's children:
+    each goes into a session of its own, and only Rally's session yields,
+    through the kernel's autogroup; without autogroup a nice would be
+    inherited by the twins, so the setting is refused.
+    """
+    if args.get("compute_hosts") is not None:
+        return CLOUD
+    if not autogroup_enabled():
+        raise planner.DecideError(
+            "harness_yields without compute_hosts needs the kernel's "
+            "autogroup (%s is not 1): the native twins are Rally's "
+            "children, and a lower priority of Rally alone would be "
+            "theirs too; set it to 1 (sysctl kernel.sched_autogroup_"
+            "enabled=1) or leave harness_yields out" % AUTOGROUP_ENABLED)
+    return LOCAL
 
 
 def _follow(proc, rally, log_path, offset, progress, plan, watch=None):

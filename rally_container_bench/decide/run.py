@@ -53,7 +53,7 @@ def decide(rally, task, args, env, out, budget, max_rounds, pairs,
     after round 1 from the spread of its cells' pairs
     (report.sequential.margin_from_noise), its floor the default margin.
     harness_yields: Rally at the lowest CPU priority (rally_runs.yield_cpu;
-    how: yield_kind). instrument_check: add the A/A and known-effect
+    how: rally_runs.yield_kind). instrument_check: add the A/A and known-effect
     cells (planner.instrument_cells; report/instrument.py). pairing:
     auto (a calibration of the A/A both ways chooses, per kind of test,
     at once or in sequence: decide/pairing.py), at-once or sequential.
@@ -81,35 +81,13 @@ def resume(out, stream=sys.stdout, rally=None):
     return run.run()
 
 
-def yield_kind(args):
-    """How Rally yields the CPU for these task args (harness_yields).
-
-    A cloud task with compute_hosts runs every twin there, over SSH: Rally
-    and its children may all yield. Else the twins are Rally's children:
-    each goes into a session of its own, and only Rally's session yields,
-    through the kernel's autogroup; without autogroup a nice would be
-    inherited by the twins, so the setting is refused.
-    """
-    if args.get("compute_hosts") is not None:
-        return rally_runs.CLOUD
-    if not rally_runs.autogroup_enabled():
-        raise planner.DecideError(
-            "harness_yields without compute_hosts needs the kernel's "
-            "autogroup (%s is not 1): the native twins are Rally's "
-            "children, and a lower priority of Rally alone would be "
-            "theirs too; set it to 1 (sysctl kernel.sched_autogroup_"
-            "enabled=1) or leave harness_yields out"
-            % rally_runs.AUTOGROUP_ENABLED)
-    return rally_runs.LOCAL
-
-
 class SequentialRun(campaign.Kept):
 
     def __init__(self, rally, task, args, env, out, budget, max_rounds,
                  pairs, margins, stream, tags=("rcbench-decide",),
                  harness_yields=False, instrument_check=True,
                  pairing=pairing_lib.AUTO, resumed=None):
-        self.yielding = yield_kind(args) if harness_yields else None
+        self.yielding = rally_runs.yield_kind(args) if harness_yields else None
         self.resuming = resumed is not None
         self.state = resumed or campaign.new_state(
             rally, task, args, env, {
@@ -139,7 +117,7 @@ class SequentialRun(campaign.Kept):
                                       "disk, ...)")
         self.margins = {k: (floor if v == "auto" else v)
                         for k, v in margins.items()}
-        self.margin_notes = {}
+        self.margin_notes, self.out_of_reach = {}, []
         self.pairing = {"setting": pairing, "modes": {}, "notes": []}
         self.steps = sorted({s for (_, s) in self.platform_cells})
         self.natives = [(step, list(args.get("tests", [])))
@@ -186,6 +164,7 @@ class SequentialRun(campaign.Kept):
                     tests_lib.resolve(test).label for test in t))
                 for (p, s), t in left.items() if t),
             "margins": self.margins, "margins_from_noise": self.margin_notes,
+            "out_of_reach": self.out_of_reach,
             "instrument_cells": sorted("%s at %d" % cell
                                        for cell in self.instrument),
             # the platforms' own, the instrument's left out
@@ -274,24 +253,42 @@ class SequentialRun(campaign.Kept):
             if decided == self.total:
                 self._save(planned=[])
                 break
-            costs, overhead, forms = budget.cell_costs(
-                document, uuid, left, seconds, self.pairs)
-            room = self.budget - self.progress.elapsed()
-            planned = budget.fit_cells(left, costs, overhead, room, forms,
-                                       first=planner.unanswered(report, left))
-            undecided_now = sum(1 for tests in left.values() if tests)
+            planned = self._next_round(document, uuid, report, left,
+                                       seconds, self.looks - number)
             self._save(planned=campaign.cells_list(planned))
             if not planned:
-                self.progress.say("stopping: another round would not end "
-                                  "within the budget of %s"
-                                  % rally_runs.minutes(self.budget))
                 break
-            if len(planned) < undecided_now:
-                self.progress.say(
-                    "next round: the %d undecided cell(s) of %d that fit "
-                    "in the %s left" % (len(planned), undecided_now,
-                                        rally_runs.minutes(room)))
         return left, uuids, rounds, document
+
+    def _next_round(self, document, uuid, report, left, seconds, rounds):
+        """The cells the next round runs: within reach, fitting the budget.
+
+        rounds: how many are left after this one.
+        """
+        beyond = budget.out_of_reach(report, left, rounds, self.pairs,
+                                     keep=self.instrument) if rounds else {}
+        self.out_of_reach = budget.reach_lines(beyond)
+        if beyond:
+            self.progress.say("measured no more, out of reach of the %d "
+                              "round(s) left: %s" % (
+                                  rounds, "; ".join(self.out_of_reach)))
+        left = budget.within_reach(left, beyond)
+        todo = sum(1 for tests in left.values() if tests)
+        costs, overhead, forms = budget.cell_costs(
+            document, uuid, left, seconds, self.pairs)
+        room = self.budget - self.progress.elapsed()
+        planned = budget.fit_cells(left, costs, overhead, room, forms,
+                                   first=planner.unanswered(report, left))
+        if not planned:
+            self.progress.say("stopping: %s" % (
+                "another round would not end within the budget of %s"
+                % rally_runs.minutes(self.budget) if todo
+                else "no undecided cell is within reach"))
+        elif len(planned) < todo:
+            self.progress.say(
+                "next round: the %d undecided cell(s) of %d that fit in "
+                "the %s left" % (len(planned), todo, rally_runs.minutes(room)))
+        return planned
 
     def _choose_pairing(self, interrupt):
         """Each step's {kind: mode} (decide/pairing.py), said and kept."""
