@@ -217,3 +217,22 @@ def check_pairing(pairing):
 def skew_bound(seconds):
     """The start skew beyond which a pair at once is left out: 1 % of it."""
     return 0.01 * seconds
+
+
+def pairing_said(pairing):
+    """The environment's "pairing" of an iteration whose twins are local.
+
+    One text per mode and reason (the report counts iterations by it);
+    the CPUs are in its "pinning".
+    """
+    if pairing is None or pairing.asked is None:
+        return SAID[SEQUENTIAL]
+    if pairing.in_sequence_why:
+        return "in sequence, at once asked: %s" % pairing.in_sequence_why
+    kinds = ", ".join(k for k in KINDS_AT_ONCE
+                      if mode_of(pairing.asked, k) == AT_ONCE)
+    if not kinds:
+        # decide's calibration chose in sequence for every kind
+        return SAID[SEQUENTIAL]
+    return "at once (%s): instance and twin on CPUs of their own, " \
+        "released together; the rest in sequence" % kinds

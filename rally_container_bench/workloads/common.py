@@ -103,7 +103,9 @@ class Job:
     Executor on this host that runs a network tool's client; timed(label):
     the context put around the measured step only; stamp: read the
     instance's clock just before the tool starts; start: a Start, when
-    the tool starts at a given moment (a stamped run only).
+    the tool starts at a given moment (a stamped run only); prepared:
+    what the test needs before its measured part is there already
+    (Tool.prepare ran).
     """
 
     executor: object
@@ -116,6 +118,7 @@ class Job:
     timed: object = untimed
     stamp: bool = False
     start: object = None
+    prepared: bool = False
 
 
 class Tool(abc.ABC):
@@ -181,6 +184,14 @@ class Tool(abc.ABC):
     @abc.abstractmethod
     def version(self, executor, sysbench, timeout):
         """The tool's version where executor runs; WorkloadError if none."""
+
+    def prepare(self, spec, job):
+        """Lay out what the test needs before its measured part.
+
+        Whether there was anything to lay out (then run it with
+        job.prepared); WorkloadError where it failed. Nothing by default.
+        """
+        return False
 
     @abc.abstractmethod
     def run(self, spec, job):

@@ -80,7 +80,6 @@ class ModeTestCase(unittest.TestCase):
 class VmPairsInSequenceTestCase(unittest.TestCase):
 
     def test_a_vm_asked_at_once_pairs_in_sequence_and_says_why(self):
-        from rally_container_bench.task.scenarios import measured_runs
         from rally_container_bench.task.scenarios import sysbench_utils
 
         class Scenario(sysbench_utils.StartBarrierMixin):
@@ -93,10 +92,9 @@ class VmPairsInSequenceTestCase(unittest.TestCase):
         self.assertEqual(cpu_pairs.VM_IN_SEQUENCE,
                          placed.in_sequence_why)
         self.assertIn("in sequence, at once asked: a VM",
-                      measured_runs.pairing_said(placed))
+                      cpu_pairs.pairing_said(placed))
 
     def test_a_step_with_every_kind_in_sequence_pairs_on_one_cpu(self):
-        from rally_container_bench.task.scenarios import measured_runs
         from rally_container_bench.task.scenarios import sysbench_utils
 
         class Scenario(sysbench_utils.StartBarrierMixin):
@@ -104,4 +102,4 @@ class VmPairsInSequenceTestCase(unittest.TestCase):
         cpu, twin_cpu, placed = Scenario()._pair_placement(
             {"cpu": cpu_pairs.SEQUENTIAL, "memory": cpu_pairs.SEQUENTIAL})
         self.assertEqual(cpu, twin_cpu)
-        self.assertEqual("in sequence", measured_runs.pairing_said(placed))
+        self.assertEqual("in sequence", cpu_pairs.pairing_said(placed))

@@ -315,6 +315,61 @@ class ReleaseTestCase(unittest.TestCase):
         self.assertEqual(["released", "host read", "released", "test",
                           "host read"], events)
 
+    def wave_run(self, test, prepare_fails=False):
+        """The events of one synchronised run of test, prepared files."""
+        events = []
+
+        class Host(ScriptedHost):
+            @contextlib.contextmanager
+            def window(self, owned=False):
+                events.append("host read")
+                yield hosts.Window(self)
+
+        runs = _Runs()
+        runs.context = {"iteration": 1}
+        runs._read_clock = lambda executor: None
+        runs._at_start_barrier = lambda point, label: events.append(
+            "released %d" % point)
+
+        def run(argv, timeout, cwd=None):
+            events.append(argv[argv.index("run") if "run" in argv else -1])
+            if prepare_fails and "prepare" in argv:
+                return base.CommandResult("", 1, "", "No space left", 0.1)
+            return base.CommandResult("", 0, "", "", 0.1)
+
+        def run_one(executor, spec, *args, prepared=False, **kwargs):
+            events.append("test (files %s)" % (
+                "laid out" if prepared else "its own"))
+
+        runs._run_one = run_one
+        executor = mock.Mock(on_host=True, replays=False, run=run)
+        plan = _plan(host=Host([0.0]), executor=executor, sync=mock.Mock(),
+                     versions={"sysbench": "1.0.20"})
+        outcome = runs._measured_run(plan, (0, 0, 0), tests_lib.resolve(
+            test), 0, measured_runs.INSTANCE)
+        return events, outcome
+
+    def test_a_waves_files_are_laid_out_before_its_release(self):
+        # each instance's layout before the wave's runs start together:
+        # after the release that starts them, a 256 MiB layout overlapped
+        # the runs of the instances that had theirs
+        events, outcome = self.wave_run("quick-fileio-rndrd")
+        self.assertEqual(["released 0", "prepare", "host read",
+                          "released 1", "test (files laid out)"], events)
+        self.assertIsNone(outcome.error)
+        # a test with nothing to lay out runs as before
+        events, _ = self.wave_run("quick-cpu")
+        self.assertEqual(["released 0", "host read", "released 1",
+                          "test (files its own)"], events)
+
+    def test_a_layout_that_fails_fails_the_run_but_keeps_the_wave(self):
+        events, outcome = self.wave_run("quick-fileio-rndrd",
+                                        prepare_fails=True)
+        # the release is still reached: the others of the wave go on
+        self.assertEqual(["released 0", "prepare", "host read",
+                          "released 1"], events)
+        self.assertIn("prepare exited 1", str(outcome.error))
+
 
 class KeptTestCase(unittest.TestCase):
     """What an attempt's records say about when it was measured."""
@@ -382,12 +437,17 @@ class TwinCpuTestCase(unittest.TestCase):
             return None
 
         runs._run_one = run_one
+        runs._prepare = lambda plan, spec, executor, inside: (
+            seen.append(executor) or (True, None))
         plan = _plan(executor=mock.Mock(on_host=True), twin=twin,
                      pairing={"cpu": cpu_pairs.AT_ONCE})
         spec = tests_lib.resolve("quick-fileio-rndrd")
         self.assertEqual(cpu_pairs.SEQUENTIAL, plan.mode(spec))
         runs._measured_run(plan, (0, 0, 0), spec, 0,
                            measured_runs.NATIVE_TWIN)
+        # its files are laid out where it runs
+        self.assertEqual(2, len(seen))
+        self.assertIs(seen[0], seen[1])
         return seen[0]
 
     def test_the_twin_in_sequence_runs_on_the_instance_s_cpu(self):
@@ -467,7 +527,7 @@ class AtOnceTestCase(unittest.TestCase):
                          plan.mode(tests_lib.resolve("quick-cpu")))
         self.assertEqual(cpu_pairs.SEQUENTIAL, _plan(pairing="at-once").mode(
             tests_lib.resolve("quick-fileio-rndrd")))
-        said = measured_runs.pairing_said(measured_runs.Pairing(
+        said = cpu_pairs.pairing_said(measured_runs.Pairing(
             "at-once", "2 need 4 CPUs", None))
         self.assertIn("in sequence, at once asked: 2 need 4 CPUs", said)
 
@@ -477,8 +537,8 @@ class AtOnceTestCase(unittest.TestCase):
         # said "at once ()" for the cells at 1
         chosen = {"cpu": cpu_pairs.SEQUENTIAL,
                   "memory": cpu_pairs.SEQUENTIAL}
-        self.assertEqual("in sequence", measured_runs.pairing_said(
+        self.assertEqual("in sequence", cpu_pairs.pairing_said(
             measured_runs.Pairing(chosen, None, None)))
-        said = measured_runs.pairing_said(measured_runs.Pairing(
+        said = cpu_pairs.pairing_said(measured_runs.Pairing(
             dict(chosen, cpu=cpu_pairs.AT_ONCE), None, None))
         self.assertTrue(said.startswith("at once (cpu): "), said)

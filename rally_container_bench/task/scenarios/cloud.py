@@ -137,7 +137,7 @@ class CloudInstanceMixin:
             twin = measured_runs.placed_twin(
                 lambda on: base.pinned(view.owned(), on), cpu, twin_cpu,
                 found.sysbench, scratch)
-            said = measured_runs.pairing_said(placed)
+            said = cpu_pairs.pairing_said(placed)
             environment.update(
                 twin_host=host, load_read_on=host,
                 pairing="each test paired with a native twin on the "

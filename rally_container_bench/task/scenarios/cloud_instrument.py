@@ -85,7 +85,7 @@ class AgainstTwinOnHost(sysbench_utils.SysbenchScenarioMixin,
             twin = measured_runs.placed_twin(
                 lambda on: base.pinned(view.owned(), on), cpu, twin_cpu,
                 found.sysbench, twins)
-            said = measured_runs.pairing_said(placed)
+            said = cpu_pairs.pairing_said(placed)
             self.run_tests(
                 base.pinned(view.owned(), cpu), tests, found.sysbench, scratch,
                 timeout,

@@ -85,7 +85,7 @@ class AgainstTwin(sysbench_utils.SysbenchScenarioMixin, scenario.Scenario):
                 native.NativeExecutor, cpu, twin_cpu, executable, twins)
             self.run_tests(executor, tests, executable, scratch, timeout,
                            metadata={"pinning": _pinning(cpu, twin_cpu),
-                                     "pairing": measured_runs.pairing_said(
+                                     "pairing": cpu_pairs.pairing_said(
                                          placed)},
                            twin=twin, host=hosts.LocalHost(conf),
                            repeat=repeat or 1, pairing=placed)

@@ -14,6 +14,7 @@ from rally_container_bench import opts
 from rally_container_bench.task.scenarios import measured_runs
 from rally_container_bench.task.scenarios import phases
 from rally_container_bench.task.scenarios import sysbench_utils
+from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.validity import hosts
 
 _CONTEXTS = {"rcbench_interrupt@default": {},
@@ -149,7 +150,7 @@ class BootSysbenchDelete(LocalInstancesScenario):
                             pinning=pinning(native_twin, cpu, engine,
                                             twin_cpu))
             if native_twin:
-                metadata["pairing"] = measured_runs.pairing_said(placed)
+                metadata["pairing"] = cpu_pairs.pairing_said(placed)
             self.run_tests(executor, tests, "sysbench", workdir, timeout,
                            metadata=metadata, twin=twin,
                            host=hosts.LocalHost(conf),

@@ -238,23 +238,25 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
         start = None
         if plan.sync is not None:
             self._at_start_barrier(plan.point(*at, 2 * slot), label)
+        # the wave's runs before are over: its layouts overlap no run
+        prepared, outcome.error = self._prepare(plan, spec, executor, inside)
         with _window(plan.host, owned=not inside) as window:
             if plan.sync is not None:
                 start = at_once.scheduled(self._at_start_barrier(
                     plan.point(*at, 2 * slot + 1),
                     "%s (hosts read)" % label), outcome.started_clock)
             try:
-                if inside:
+                if outcome.error is None and inside:
                     outcome.run = self._run_one(
                         executor, spec, plan.versions, plan.executable,
                         plan.workdir, plan.timeout, plan.endpoint,
-                        start=start)
-                else:
+                        start=start, prepared=prepared)
+                elif outcome.error is None:
                     outcome.run = self._run_one(
                         executor, spec, plan.twin.versions,
                         plan.twin.executable, plan.twin.workdir,
                         plan.timeout, None, timed=common.untimed,
-                        start=start)
+                        start=start, prepared=prepared)
             except common.WorkloadError as e:
                 outcome.error = e
         foreign_load.read_window(outcome, window)
@@ -263,6 +265,28 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
             self._record_inside(outcome.run, executor.on_host,
                                 outcome.started_clock)
         return outcome
+
+    def _prepare(self, plan, spec, executor, inside):
+        """(prepared, WorkloadError or None): the test's files, laid out.
+
+        Before the wave's release, so that its runs start together on
+        files every instance has (sysbench fileio: written and fsynced,
+        256 MiB an instance in KEK's campaign); laid out after it, a
+        wave's first runs overlapped the others' layout. A replayed
+        script lays out its own.
+        """
+        if getattr(executor, "replays", False):
+            return False, None
+        versions, executable, workdir = (
+            (plan.versions, plan.executable, plan.workdir) if inside else
+            (plan.twin.versions, plan.twin.executable, plan.twin.workdir))
+        job = common.Job(executor=executor, workdir=workdir,
+                         timeout=plan.timeout, sysbench=executable,
+                         version=(versions or {}).get(spec.tool))
+        try:
+            return tools.of(spec).prepare(spec, job), None
+        except common.WorkloadError as e:
+            return False, e
 
     def _check_clock(self, executor, outcome):
         """The instance's clock against this host's over the run."""
@@ -341,26 +365,6 @@ def plan_pairing(pairing):
         return {}
     return {"pairing": pairing.asked,
             "in_sequence_why": pairing.in_sequence_why, "cpus": pairing.cpus}
-
-
-def pairing_said(pairing):
-    """The environment's "pairing" of an iteration whose twins are local.
-
-    One text per mode and reason (the report counts iterations by it);
-    the CPUs are in its "pinning".
-    """
-    if pairing is None or pairing.asked is None:
-        return cpu_pairs.SAID[cpu_pairs.SEQUENTIAL]
-    if pairing.in_sequence_why:
-        return "in sequence, at once asked: %s" % pairing.in_sequence_why
-    kinds = ", ".join(k for k in cpu_pairs.KINDS_AT_ONCE
-                      if cpu_pairs.mode_of(pairing.asked, k)
-                      == cpu_pairs.AT_ONCE)
-    if not kinds:
-        # decide's calibration chose in sequence for every kind
-        return cpu_pairs.SAID[cpu_pairs.SEQUENTIAL]
-    return "at once (%s): instance and twin on CPUs of their own, " \
-        "released together; the rest in sequence" % kinds
 
 
 def _pairing_facts(plan, spec, outcome):

@@ -287,14 +287,14 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
         self.add_output(additive=table)
 
     def _run_one(self, executor, spec, versions, executable, workdir,
-                 timeout, endpoint, timed=None, start=None):
+                 timeout, endpoint, timed=None, start=None, prepared=False):
         # A replayed script's actions already hold the times inside.
         job = common.Job(executor=executor, workdir=workdir, timeout=timeout,
                          version=versions[spec.tool], sysbench=executable,
                          endpoint=endpoint, client=native.NativeExecutor(),
                          timed=timed or self._timer(spec.tool),
                          stamp=not getattr(executor, "replays", False),
-                         start=start)
+                         start=start, prepared=prepared)
         return tools.of(spec).run(spec, job)
 
     def _versions(self, executor, specs, executable, timeout):

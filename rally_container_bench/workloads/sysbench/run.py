@@ -41,18 +41,18 @@ def detect_version(executor, executable, timeout):
 
 
 def run_test(executor, spec, version, executable, workdir, timeout,
-             timed=_untimed, stamp=False, start=None):
+             timed=_untimed, stamp=False, start=None, prepared=False):
     """Run one test in ``workdir``; return a TestRun or raise SysbenchError.
 
-    fileio files are created before and removed after the run, also when
-    the run fails. stamp: the instance's clock is read just before
-    sysbench starts (TestRun.started_inside); start: common.Start, where
-    sysbench starts at a given moment (a stamped run only).
+    fileio files are created before (unless prepared: prepare_test made
+    them) and removed after the run, also when the run fails. stamp: the
+    instance's clock is read just before sysbench starts
+    (TestRun.started_inside); start: common.Start, where sysbench starts
+    at a given moment (a stamped run only).
     """
     needs_files = spec.test == "fileio"
-    if needs_files:
-        _step(executor, spec, version, executable, workdir, timeout,
-              "prepare")
+    if needs_files and not prepared:
+        prepare_test(executor, spec, version, executable, workdir, timeout)
     try:
         argv = command.build_argv(spec, version, "run", executable)
         with timed(spec.label):
@@ -76,6 +76,17 @@ def run_test(executor, spec, version, executable, workdir, timeout,
             with contextlib.suppress(base.DriverError):
                 _step(executor, spec, version, executable, workdir,
                       timeout, "cleanup")
+
+
+def prepare_test(executor, spec, version, executable, workdir, timeout):
+    """Create a fileio test's files (sysbench fsyncs each); others: none.
+
+    Whether there were files to create.
+    """
+    if spec.test != "fileio":
+        return False
+    _step(executor, spec, version, executable, workdir, timeout, "prepare")
+    return True
 
 
 def _step(executor, spec, version, executable, workdir, timeout, phase):
@@ -124,7 +135,12 @@ class Sysbench(common.Tool):
     def version(self, executor, sysbench, timeout):
         return detect_version(executor, sysbench, timeout)
 
+    def prepare(self, spec, job):
+        return prepare_test(job.executor, spec, job.version, job.sysbench,
+                            job.workdir, job.timeout)
+
     def run(self, spec, job):
         return run_test(job.executor, spec, job.version, job.sysbench,
                         job.workdir, job.timeout, timed=job.timed,
-                        stamp=job.stamp, start=job.start)
+                        stamp=job.stamp, start=job.start,
+                        prepared=job.prepared)
