@@ -167,14 +167,18 @@ class FileioWaveTestCase(helpers.DockerRallyTestCase):
                            if a["name"] == "sysbench.fileio.rndrd"]
                 starts.append(test["children"][0]["started_at"])
             self.assertEqual(FILEIO_N, len(starts))
-            # each laid out 512 MiB (seconds, in some order) before the
-            # release; the runs start within the release's lead
-            self.assertLess(max(starts) - min(starts), 0.5, starts)
+            # each laid out 512 MiB before the release, in its own time;
+            # the runs start at the release's instant (memory tests:
+            # 0.01 s apart, fileio laid out after it: 0.05-0.41 s in
+            # KEK's campaign at 4 and 8)
+            self.assertLess(max(starts) - min(starts), 0.1, starts)
 
-    def test_the_runs_ran_together(self):
+    def test_each_run_ran_beside_the_wave_s_others(self):
+        # 2 s runs that start together overlap all but their edges
         for label in ("native", "docker-runc"):
             with self.subTest(platform=label):
                 tests = overlap.summary(
                     self.collected.test_runs[(label, FILEIO_N)], FILEIO_N)
-                self.assertEqual([], tests["sysbench.fileio.rndrd"]["flags"],
-                                 tests)
+                self.assertGreater(
+                    tests["sysbench.fileio.rndrd"]["effective_min"],
+                    0.95 * FILEIO_N, tests)
