@@ -129,6 +129,24 @@ class ChooseTestCase(unittest.TestCase):
         self.assertEqual(cpu_pairs.SEQUENTIAL, mode)
         self.assertIn("no steadier", lines[0])
 
+    def test_steadier_by_chance_alone_stays_in_sequence(self):
+        # 3.23 % at once against 3.38 % in sequence, 6 pairs each: at once
+        # chosen on it, memory's cells at 1 paired at 22 % (2026-12-07)
+        mode, facts, lines = self.choose({
+            (native.AA, CPU): (0.0338, 1200.0),
+            (native.AA_AT_ONCE, CPU): (0.0323, 1190.0)})
+        self.assertEqual(cpu_pairs.SEQUENTIAL, mode)
+        self.assertIn("not steadier beyond chance", lines[0])
+
+    def test_the_f_test_needs_fewer_pairs_for_a_larger_gap(self):
+        # F(5, 5) at 0.95 is 5.05: an SD ratio under 0.445 at 6 pairs
+        self.assertTrue(pairing.steadier(0.0044, 0.01, 6))
+        self.assertFalse(pairing.steadier(0.0046, 0.01, 6))
+        self.assertTrue(pairing.steadier(0.0060, 0.01, 30))
+        self.assertFalse(pairing.steadier(0.01, 0.004, 30))
+        self.assertTrue(pairing.steadier(0.0, 0.004, 6))
+        self.assertFalse(pairing.steadier(0.001, 0.01, 1))
+
     def test_a_level_that_drops_at_once_is_a_cost_not_paired_at_once(self):
         mode, facts, lines = self.choose({
             (native.AA, CPU): (0.025, 1200.0),
