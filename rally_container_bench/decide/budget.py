@@ -227,8 +227,9 @@ def _needed_beyond(rows, more):
 
 def within_reach(left, beyond):
     """left without the tests out_of_reach found."""
-    return {cell: [t for t in tests
-                   if t not in [test for test, _ in beyond.get(cell, [])]]
+    out = {cell: [test for test, _ in found]
+           for cell, found in beyond.items()}
+    return {cell: [t for t in tests if t not in out.get(cell, [])]
             for cell, tests in left.items()}
 
 

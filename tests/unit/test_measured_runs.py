@@ -413,7 +413,7 @@ class TwinCpuTestCase(unittest.TestCase):
             return None
 
         runs._run_one = run_one
-        runs._prepare = lambda plan, spec, executor, inside: (
+        runs._prepare = lambda executor, spec, where, timeout: (
             seen.append(executor) or (True, None))
         plan = _plan(executor=mock.Mock(on_host=True), twin=twin,
                      pairing={"cpu": cpu_pairs.AT_ONCE})

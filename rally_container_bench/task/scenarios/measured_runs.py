@@ -238,24 +238,23 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
         start = None
         if plan.sync is not None:
             self._at_start_barrier(plan.point(*at, 2 * slot), label)
+        # where the side's sysbench is: (versions, executable, workdir)
+        where = (plan.versions, plan.executable, plan.workdir) if inside \
+            else (plan.twin.versions, plan.twin.executable, plan.twin.workdir)
         # the wave's runs before are over: its layouts overlap no run
-        prepared, outcome.error = self._prepare(plan, spec, executor, inside)
+        prepared, outcome.error = self._prepare(executor, spec, where,
+                                                plan.timeout)
         with _window(plan.host, owned=not inside) as window:
             if plan.sync is not None:
                 start = at_once.scheduled(self._at_start_barrier(
                     plan.point(*at, 2 * slot + 1),
                     "%s (hosts read)" % label), outcome.started_clock)
             try:
-                if outcome.error is None and inside:
+                if outcome.error is None:
                     outcome.run = self._run_one(
-                        executor, spec, plan.versions, plan.executable,
-                        plan.workdir, plan.timeout, plan.endpoint,
-                        start=start, prepared=prepared)
-                elif outcome.error is None:
-                    outcome.run = self._run_one(
-                        executor, spec, plan.twin.versions,
-                        plan.twin.executable, plan.twin.workdir,
-                        plan.timeout, None, timed=common.untimed,
+                        executor, spec, *where, plan.timeout,
+                        plan.endpoint if inside else None,
+                        timed=None if inside else common.untimed,
                         start=start, prepared=prepared)
             except common.WorkloadError as e:
                 outcome.error = e
@@ -266,9 +265,10 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
                                 outcome.started_clock)
         return outcome
 
-    def _prepare(self, plan, spec, executor, inside):
+    def _prepare(self, executor, spec, where, timeout):
         """(prepared, WorkloadError or None): the test's files, laid out.
 
+        where: (versions, executable, workdir) of the side's sysbench.
         Before the wave's release, so that its runs start together on
         files every instance has (sysbench fileio: written and fsynced,
         256 MiB an instance in KEK's campaign); laid out after it, a
@@ -277,11 +277,9 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
         """
         if getattr(executor, "replays", False):
             return False, None
-        versions, executable, workdir = (
-            (plan.versions, plan.executable, plan.workdir) if inside else
-            (plan.twin.versions, plan.twin.executable, plan.twin.workdir))
+        versions, executable, workdir = where
         job = common.Job(executor=executor, workdir=workdir,
-                         timeout=plan.timeout, sysbench=executable,
+                         timeout=timeout, sysbench=executable,
                          version=(versions or {}).get(spec.tool))
         try:
             return tools.of(spec).prepare(spec, job), None

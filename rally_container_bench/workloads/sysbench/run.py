@@ -50,9 +50,9 @@ def run_test(executor, spec, version, executable, workdir, timeout,
     (TestRun.started_inside); start: common.Start, where sysbench starts
     at a given moment (a stamped run only).
     """
-    needs_files = spec.test == "fileio"
-    if needs_files and not prepared:
+    if not prepared:
         prepare_test(executor, spec, version, executable, workdir, timeout)
+    needs_files = spec.test == "fileio"
     try:
         argv = command.build_argv(spec, version, "run", executable)
         with timed(spec.label):
