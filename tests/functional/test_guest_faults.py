@@ -162,9 +162,10 @@ class SysbenchInTheGuestTestCase(helpers.DockerRallyTestCase):
             # by the old configuration (no ForceCommand, no marker): seen
             # once in a loaded CI, it is not the answer either.
             found = probe.try_login(3)
+            marker = self.slow_once_ran()
             attempts.append("%s (marker: %s)" % (found[0] or "logged in",
-                                                 self.slow_once_ran()))
-            if found[0] is None and not self.slow_once_ran():
+                                                 marker))
+            if found[0] is None and not marker:
                 return None
             return found if found[0] is None or "SSHTimeout" in found[0] \
                 else None
