@@ -25,6 +25,9 @@ measured pair SD):
 - the periodic gate: consecutive A/A runs compared as baseline and
   candidate (etc/periodic/thresholds.yaml): runs the gate would fail.
 
+--verdict-dip-p 0 judges the same runs with every pair counted (no dip
+of the host left out of a verdict), for the rule's own cost.
+
 Exit status 1 when the false-decision rate's lower bound is above alpha.
 """
 
@@ -136,6 +139,7 @@ def figures(document, margins, withheld, looks, pairs):
                 by_metric[metric]["aa_docs"].append(doc)
     out = {}
     alpha = sequential.look_alpha(looks)
+    dip_p = equivalence.VERDICT_DIP_P or None
     thresholds = gate.Thresholds.load(THRESHOLDS)
     for metric, found in sorted(by_metric.items()):
         aa, known = found["aa"], found["known"]
@@ -153,9 +157,10 @@ def figures(document, margins, withheld, looks, pairs):
                                 if r["pair_sd"] is not None] or [None])
         theory = {} if sd is None else {
             "aa": sequential.simulate(0.0, sd, pairs, 1, margin,
-                                      alpha=alpha),
+                                      alpha=alpha, dip_p=dip_p),
             "known": sequential.simulate(math.log1p(injected), sd, pairs,
-                                         1, margin, alpha=alpha)}
+                                         1, margin, alpha=alpha,
+                                         dip_p=dip_p)}
         gated = [gate.compare([a], [b], thresholds)[0] for a, b in zip(
             found["aa_docs"], found["aa_docs"][1:])]
         gate_failed = sum(any(f.regressed and f.metric == metric
@@ -237,7 +242,14 @@ def main(argv=None):
     parser.add_argument("--out", default="instrument-check")
     parser.add_argument("--from", dest="source",
                         help="an exported rally.json of an earlier run")
+    parser.add_argument("--verdict-dip-p", type=float,
+                        default=equivalence.VERDICT_DIP_P,
+                        help="a verdict leaves a dip of the host out at "
+                        "this p (default: the report's; 0: every pair "
+                        "counts, the rule before 2026-12-07)")
     args = parser.parse_args(argv)
+    # the report's verdicts read it when they judge (equivalence)
+    equivalence.VERDICT_DIP_P = args.verdict_dip_p
     margins = {"default": equivalence.DEFAULT_MARGIN}
     for item in args.margin:
         kind, _, value = item.partition("=")
@@ -252,6 +264,9 @@ def main(argv=None):
             args.runs, args.pairs, args.concurrency, tests, args.seed))
     found = figures(document, margins, known_effect.share(args.nice),
                     args.looks, args.pairs)
+    print("verdicts leave a dip of the host out at p %g%s" % (
+        args.verdict_dip_p, "" if args.verdict_dip_p else
+        " (never: every pair counts)"))
     show(found)
     if args.out and not args.source:
         with open(os.path.join(args.out, "figures.json"), "w") as f:

@@ -277,6 +277,10 @@ def _row(metric, label, concurrency, values, collected, margin,
     notes = [n for n in (summary.note, comparison.note) if n]
     if across:
         notes.insert(0, across)
+    if effect.dip is not None:
+        notes.append("1 wave left out of the verdict as a dip of the host "
+                     "(%+.1f %% against its twins, far off the others)"
+                     % (100 * effect.dip))
     notes += ["%d %s run(s) left out" % (count, why) for why, count in
               sorted(collected.left_out[(name, label, concurrency)].items())]
     if collected.alike[own_key]:
@@ -316,6 +320,8 @@ def _row(metric, label, concurrency, values, collected, margin,
         "moments": len(set(paired[2])) if paired else (
             len(observed) if len(observed) < len(own) else None),
         "pair_sd": pair_sd,
+        # the change of the moment the verdict left out as a dip, or None
+        "dip_left_out": effect.dip,
         # what auto margins are chosen from (a dip of the host left out)
         "pair_sd_robust": robust_sd,
         "alpha": alpha if decided else None,

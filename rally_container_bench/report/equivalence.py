@@ -34,8 +34,17 @@ MIN_N = 3
 MAX_N = 10000
 DEFAULT_MARGIN = 0.02  # KEK's resolution: "Docker is 2 % worse"
 
+# The fewest moments of which a verdict may leave one out as a dip.
+DIP_FROM = 5
+# A moment is a dip of the host, left out of its cell's verdict, where
+# normal noise would put one as far off the others in fewer than this
+# share of cells: 10 times stricter than the one for margins
+# (sequential.DIP_P), so that the error rates hold (test_sequential).
+VERDICT_DIP_P = 0.001
+
 Effect = collections.namedtuple(
-    "Effect", "ratio ci_low ci_high p_value tost_p verdict needed note")
+    "Effect", "ratio ci_low ci_high p_value tost_p verdict needed note dip",
+    defaults=(None,))
 NOT_TESTED = Effect(None, None, None, None, None, None, None, None)
 
 
@@ -120,20 +129,58 @@ def paired_effect(values, twins, higher_is_better, margin=DEFAULT_MARGIN,
     if unusable:
         return unusable
     ratios = moment_means(np.log(x) - np.log(y), moments)
-    n = len(ratios)
-    if n < MIN_N:
+    if len(ratios) < MIN_N:
         return NOT_TESTED._replace(
             note="no verdict below %d waves measured at once" % MIN_N)
+    per_moment = len(x) / len(ratios)
+    dip = dip_of(ratios, VERDICT_DIP_P)
+    left_out = None
+    if dip is not None:
+        left_out = math.expm1(ratios[dip])
+        ratios = np.delete(ratios, dip)
+    n = len(ratios)
     sd = float(np.std(ratios, ddof=1))
     d = float(np.mean(ratios))
-    per_moment = len(x) / n
 
     def needed_at(bound):
         found = iterations_needed(sd, d, bound, alpha, paired=True)
         return found and math.ceil(found * per_moment)
 
     return _verdict(d, sd / math.sqrt(n), float(n - 1), higher_is_better,
-                    margin, alpha, needed_at)
+                    margin, alpha, needed_at)._replace(dip=left_out)
+
+
+def dips(ratios, p):
+    """Where each row of ratios (2-D) has a dip of the host, and whether.
+
+    (index, found) arrays, one per row. A row's candidate is the ratio
+    farthest off the row's others (externally studentized: its distance
+    from their mean in their SD, t with n - 2 degrees of freedom); it is
+    a dip where normal noise would put one that far in fewer than p of
+    rows (Bonferroni over the n ratios). Rows under DIP_FROM have none.
+    """
+    ratios = np.atleast_2d(np.asarray(ratios, dtype=float))
+    rows, n = ratios.shape
+    farthest, at = np.zeros(rows), np.zeros(rows, dtype=int)
+    if n < DIP_FROM:
+        return at, np.zeros(rows, dtype=bool)
+    for index in range(n):
+        others = np.delete(ratios, index, axis=1)
+        spread = others.std(axis=1, ddof=1) * math.sqrt(1 + 1 / (n - 1))
+        distance = np.abs(ratios[:, index] - others.mean(axis=1))
+        off = np.divide(distance, spread, out=np.zeros(rows),
+                        where=spread > 0)
+        further = off > farthest
+        farthest = np.where(further, off, farthest)
+        at = np.where(further, index, at)
+    found = (farthest > 0) & (n * 2 * stats.t.sf(farthest, n - 2) < p)
+    return at, found
+
+
+def dip_of(ratios, p):
+    """The index of the ratio (1-D) that is a dip of the host, or None."""
+    at, found = dips(ratios, p)
+    return int(at[0]) if found[0] else None
 
 
 def moment_means(ratios, moments=None):

@@ -68,8 +68,6 @@ def _sd(ratios):
     return None if len(ratios) < 2 else float(np.std(ratios, ddof=1))
 
 
-# The fewest pairs of which robust_pair_sd may leave one out.
-ROBUST_FROM = 5
 # A pair is a dip of the host where normal noise would put one as far off
 # its cell's other pairs in fewer than this share of cells.
 DIP_P = 0.01
@@ -82,13 +80,13 @@ def robust_pair_sd(values, twins, moments=None):
     pairs within 0.3 %, 2026-12-06; a wave of both instances at -30 %
     beside twins at full speed) took its cell's SD of 6 pairs to 1-14 %,
     and with it the margin chosen for every cell of its step. From
-    ROBUST_FROM ratios on, the one farthest off the others (externally
+    equivalence.DIP_FROM ratios on, the one farthest off the others (externally
     studentized: its distance from their mean in their SD, t with n - 2
     degrees of freedom) is left out where normal noise would put one that
     far in fewer than DIP_P of cells (Bonferroni over the n ratios): in
     ~1 % of cells of normal noise, the SD then ~0.5 % low on average;
-    a spread heavy but even leaves none out. For choosing margins, never
-    for a verdict (each verdict counts every pair).
+    a spread heavy but even leaves none out. For choosing margins; a
+    verdict leaves a dip out only at equivalence.VERDICT_DIP_P.
     """
     ratios = _pair_ratios(values, twins, moments)
     dipped = dip_of(ratios)
@@ -99,21 +97,7 @@ def robust_pair_sd(values, twins, moments=None):
 
 def dip_of(ratios):
     """The index of the ratio that is a dip of the host, or None."""
-    n = len(ratios)
-    if n < ROBUST_FROM:
-        return None
-    farthest, at = 0.0, None
-    for index in range(n):
-        others = np.delete(ratios, index)
-        spread = np.std(others, ddof=1) * math.sqrt(1 + 1 / (n - 1))
-        if spread == 0:
-            continue
-        off = abs(ratios[index] - np.mean(others)) / spread
-        if off > farthest:
-            farthest, at = off, index
-    if at is not None and n * 2 * stats.t.sf(farthest, n - 2) < DIP_P:
-        return at
-    return None
+    return equivalence.dip_of(ratios, DIP_P)
 
 
 def time_to_verdict(collected, key, verdict):
@@ -140,7 +124,8 @@ def decisions(d, se, df, bound, alpha):
 
 
 def simulate(effect, sd, pairs_per_look, looks, margin, repeats=4000,
-             seed=1, alpha=equivalence.ALPHA, spend=True):
+             seed=1, alpha=equivalence.ALPHA, spend=True, dips=None,
+             dip_p=equivalence.VERDICT_DIP_P):
     """Rates of each final verdict of a cell decided look by look.
 
     effect: the true log ratio; sd: of one pair's log ratio. Each repeat
@@ -148,22 +133,27 @@ def simulate(effect, sd, pairs_per_look, looks, margin, repeats=4000,
     Returns {equivalent, worse_or_better, opposite, undecided} shares,
     opposite: "worse/better" in the direction against the true effect
     (or any, when effect is 0). spend=False: every look at alpha, the
-    naive procedure whose errors add up.
+    naive procedure whose errors add up. dips: (share, size) to add dips
+    of the host, each pair off by +-size x sd with chance share. Each
+    look leaves one dip out at dip_p as the report's verdict does (None:
+    every pair counted).
     """
     rng = np.random.default_rng(seed)
     bound = math.log1p(margin)
     per_look = alpha / looks if spend else alpha
     ratios = rng.normal(effect, sd, (repeats, pairs_per_look * looks))
+    if dips:
+        share, size = dips
+        hit = rng.random(ratios.shape) < share
+        ratios += hit * rng.choice([-1.0, 1.0], ratios.shape) * size * sd
     open_ = np.ones(repeats, dtype=bool)
     outcome = {"equivalent": 0, "worse_or_better": 0, "opposite": 0}
     for look in range(1, looks + 1):
         n = pairs_per_look * look
         if n < equivalence.MIN_N:
             continue
-        seen = ratios[:, :n]
-        d = seen.mean(axis=1)
-        se = seen.std(axis=1, ddof=1) / math.sqrt(n)
-        equivalent, beyond = decisions(d, se, n - 1, bound, per_look)
+        d, se, df = _estimates(ratios[:, :n], dip_p)
+        equivalent, beyond = decisions(d, se, df, bound, per_look)
         equivalent &= open_
         beyond &= open_
         outcome["equivalent"] += int(equivalent.sum())
@@ -174,6 +164,25 @@ def simulate(effect, sd, pairs_per_look, looks, margin, repeats=4000,
     shares = {k: v / repeats for k, v in outcome.items()}
     shares["undecided"] = float(open_.mean())
     return shares
+
+
+def _estimates(seen, dip_p):
+    """(d, se, df) arrays of each row, a dip left out as a verdict does."""
+    n = seen.shape[1]
+    d = seen.mean(axis=1)
+    se = seen.std(axis=1, ddof=1) / math.sqrt(n)
+    df = np.full(len(d), n - 1.0)
+    if dip_p is None:
+        return d, se, df
+    at, found = equivalence.dips(seen, dip_p)
+    if not found.any():
+        return d, se, df
+    kept = seen.copy()
+    kept[np.flatnonzero(found), at[found]] = np.nan
+    left_d = np.nanmean(kept[found], axis=1)
+    left_se = np.nanstd(kept[found], axis=1, ddof=1) / math.sqrt(n - 1)
+    d[found], se[found], df[found] = left_d, left_se, n - 2.0
+    return d, se, df
 
 
 def decided_line(report):

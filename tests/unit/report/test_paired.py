@@ -213,6 +213,41 @@ class PairedVerdictTestCase(unittest.TestCase):
                          row["pair_sd_robust"])
         self.assertEqual("cpu", report["noise"][0]["kind"])
 
+    # README command 1, 2026-12-07 02:25: lxc cpu at 2, each wave's mean
+    # change against its twins (%); wave 6 ran both instances at -22 %
+    DIPPED = [0.0, 1.16, -1.48, -0.57, 0.69, -22.39, -0.4, 0.58, -2.43,
+              1.86, 2.06, -0.85]
+
+    def test_one_dip_of_the_host_is_left_out_of_the_verdict_and_said(self):
+        values = [1000 * (1 + c / 100) for c in self.DIPPED]
+        twins = [1000.0] * len(values)
+        found = equivalence.paired_effect(values, twins, True, 0.02)
+        self.assertEqual("equivalent", found.verdict)
+        self.assertAlmostEqual(-0.2239, found.dip, places=4)
+        self.assertLess(found.ci_high - found.ci_low, 0.03)
+        # every pair counted, the dip alone kept it from any verdict
+        kept = np.delete(np.log(np.divide(values, twins)), 5)
+        self.assertLess(abs(float(np.mean(kept)) - np.log(found.ratio)),
+                        1e-9)
+        document = _document([_iteration(
+            _records(v, t), [_check(1, "instance", 0.01, False, "used")],
+            1000 + 20 * i) for i, (v, t) in enumerate(zip(values, twins))])
+        report = comparison.build([document], margins={"cpu": 0.02})
+        (row,) = comparison.rows_for(report, METRIC, "docker-runc")
+        self.assertEqual(("equivalent", 12), (row["verdict"], row["pairs"]))
+        self.assertAlmostEqual(-0.2239, row["dip_left_out"], places=4)
+        self.assertIn("1 wave left out of the verdict as a dip of the host "
+                      "(-22.4 %", row["note"])
+        # and the pair SD is still every pair's: the host's noise shown
+        self.assertGreater(row["pair_sd"], 0.06)
+
+    def test_a_spread_heavy_but_even_keeps_every_pair_in_its_verdict(self):
+        # podman-runc cpu at 2 of the same run: +3.6 % among -0.1..+2.7 %
+        values = [1000 * (1 + c / 100)
+                  for c in (0.89, 2.68, 3.59, 0.23, 0.73, 0.17, -0.13)]
+        found = equivalence.paired_effect(values, [1000.0] * 7, True, 0.02)
+        self.assertIsNone(found.dip)
+
     def test_a_run_that_did_no_work_leaves_its_pair_out_and_says_so(self):
         # a stalled O_DIRECT writer read 0.0 beside its twin's 22.5 MiB/s
         # (KEK's campaign, docker at 4): no log ratio, and it had taken

@@ -81,6 +81,73 @@ class ErrorRatesTestCase(unittest.TestCase):
             self.assertEqual(expected, effect.verdict, (d, se))
 
 
+class DipsLeftOutTestCase(unittest.TestCase):
+    """A verdict leaves one dip of the host out: what it costs, what it buys.
+
+    Dips: each pair, with chance 5 %, off by +-8 pair SDs (the quickstart
+    of 2026-12-07 02:25 had one wave at -22 % among pairs within +-2.5 %).
+    """
+
+    DESIGNS = ((6, 3), (6, 1), (3, 6))  # the quickstart's, and others
+
+    def rates(self, effect, pairs, looks, **kwargs):
+        return sequential.simulate(effect, 0.015, pairs, looks, 0.025,
+                                   repeats=REPEATS, **kwargs)
+
+    def test_error_rates_hold_with_dips_and_without(self):
+        bound = math.log1p(0.025)
+        for pairs, looks in self.DESIGNS:
+            for dips in (None, (0.05, 8.0), (0.1, 5.0)):
+                with self.subTest(pairs=pairs, looks=looks, dips=dips):
+                    same = self.rates(0.0, pairs, looks, dips=dips)
+                    self.assertLessEqual(same["worse_or_better"],
+                                         equivalence.ALPHA)
+                    at_margin = self.rates(bound, pairs, looks, dips=dips)
+                    # TOST at alpha / 2 a side: at the margin, ~alpha / 2
+                    self.assertLessEqual(at_margin["equivalent"],
+                                         equivalence.ALPHA / 2 + SLACK)
+
+    def test_on_normal_noise_the_rule_changes_little(self):
+        for pairs, looks in self.DESIGNS:
+            for effect in (0.0, math.log1p(0.025)):
+                with self.subTest(pairs=pairs, looks=looks, effect=effect):
+                    counted = self.rates(effect, pairs, looks, dip_p=None)
+                    left = self.rates(effect, pairs, looks)
+                    self.assertAlmostEqual(counted["equivalent"],
+                                           left["equivalent"], delta=0.005)
+
+    def test_with_dips_more_equal_cells_are_decided(self):
+        for pairs, looks in self.DESIGNS:
+            with self.subTest(pairs=pairs, looks=looks):
+                counted = self.rates(0.0, pairs, looks, dips=(0.05, 8.0),
+                                     dip_p=None)
+                left = self.rates(0.0, pairs, looks, dips=(0.05, 8.0))
+                self.assertGreater(left["equivalent"],
+                                   counted["equivalent"] + 0.02)
+
+    def test_the_simulation_leaves_out_what_the_report_leaves_out(self):
+        rng = np.random.default_rng(11)
+        rows = rng.normal(0, 0.01, (40, 8))
+        rows[::4, 3] -= 0.2  # a dip in every fourth row
+        d, se, df = sequential._estimates(rows.copy(),
+                                          equivalence.VERDICT_DIP_P)
+        for row, mean, error, freedom in zip(rows, d, se, df):
+            found = equivalence.paired_effect(np.exp(row), np.ones(8), True)
+            self.assertAlmostEqual(math.log(found.ratio), mean, places=9)
+            self.assertEqual(found.dip is not None, freedom == 6)
+        self.assertEqual(10, int((df == 6).sum()))
+
+    def test_the_verdict_s_rule_is_stricter_than_the_margins(self):
+        self.assertLess(equivalence.VERDICT_DIP_P, sequential.DIP_P)
+        # a dip the margins leave out, at p 0.007, counts in a verdict
+        ratios = np.log1p(np.array(
+            [-2.71, 0.82, -1.33, -0.87, -5.51, 0.38, -2.77, -0.19, 22.49,
+             -0.2, -0.22, 10.92]) / 100)
+        self.assertEqual(8, sequential.dip_of(ratios))
+        self.assertIsNone(equivalence.dip_of(ratios,
+                                             equivalence.VERDICT_DIP_P))
+
+
 class MarginFromNoiseTestCase(unittest.TestCase):
 
     def test_a_quiet_host_keeps_the_floor(self):
