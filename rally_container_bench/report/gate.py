@@ -6,7 +6,8 @@ floor per metric: a metric *regresses* when it is worse than the
 baseline by more than its threshold AND the difference is significant
 (permutation test, p < 0.05): noise within the threshold, or a large but
 unproven change (too few iterations), does not fail the gate; the report
-says which it was.
+says which it was. A platform paired with native twins in both runs is
+judged by its cost against them (report.diff), native by its level.
 
 Thresholds come from a small YAML file (etc/periodic/thresholds.yaml):
 
@@ -25,6 +26,8 @@ import yaml
 from rally_container_bench.report import diff
 
 DEFAULT_THRESHOLD = 0.10
+# A finding of a platform's cost against its native twins (report.diff)
+PAIRED = "against its twins"
 
 Finding = collections.namedtuple(
     "Finding", "metric unit platform concurrency baseline_mean "
@@ -115,10 +118,15 @@ def _finding(c):
         change = sign * (c.ratio - 1)
         low, high = sorted(sign * (bound - 1)
                            for bound in (c.ci_low, c.ci_high))
+    note = None
+    if c.verdict == "not tested":
+        note = c.note
+    elif (c.note or "").startswith(diff.AGAINST_TWINS):
+        note = PAIRED
     return Finding(c.metric, c.unit, c.platform, c.concurrency,
                    c.baseline_mean, c.candidate_mean, change, low, high,
                    c.p_value, c.floor, c.verdict == "worse", c.verdict,
-                   c.note if c.verdict == "not tested" else None)
+                   note)
 
 
 def format_findings(findings, only, failed, everything=False):
@@ -154,11 +162,12 @@ def format_findings(findings, only, failed, everything=False):
 
 
 def _result(finding):
-    if finding.regressed:
-        return "REGRESSION"
+    said = "REGRESSION" if finding.regressed else finding.verdict
+    if finding.note == PAIRED:
+        return "%s (%s)" % (said, PAIRED)
     if finding.note:
         return "not tested: " + finding.note
-    return finding.verdict
+    return said
 
 
 def _num(value):

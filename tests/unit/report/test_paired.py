@@ -13,6 +13,7 @@ import numpy as np
 from rally_container_bench.report import comparison
 from rally_container_bench.report import diff
 from rally_container_bench.report import equivalence
+from rally_container_bench.report import gate
 from rally_container_bench.report import margins as margins_lib
 from rally_container_bench.report import render
 from rally_container_bench.report import sequential
@@ -156,6 +157,46 @@ class PairedVerdictTestCase(unittest.TestCase):
         self.assertLess(diff.permutation_p([0.88 * v for v in (
             1000.0, 1000.0, 990.0, 990.0, 1010.0, 1010.0)], [
             1000.0, 1000.0, 990.0, 990.0, 1010.0, 1010.0]), 0.01)
+
+    def _paired_run(self, host, cost, seed):
+        """6 pairs on a host at level host, the platform at cost of twin."""
+        rng = np.random.default_rng(seed)
+        twins = host * rng.normal(1, 0.004, 6)
+        values = twins * cost * rng.normal(1, 0.004, 6)
+        return _document([_iteration(
+            _records(v, t), [_check(1, "instance", 0.01, False, "used")],
+            1000 + 20 * i) for i, (v, t) in enumerate(zip(values, twins))])
+
+    def test_the_gate_judges_a_paired_platform_against_its_twins(self):
+        thresholds = gate.Thresholds(0.05)
+        baseline = self._paired_run(1000.0, 0.99, 1)
+        # the host 8 % slower in the candidate's hour, the platform not
+        drifted = self._paired_run(920.0, 0.99, 2)
+        findings, _, _ = gate.compare([baseline], [drifted], thresholds)
+        by = {f.platform: f for f in findings if f.metric == METRIC}
+        self.assertEqual("no change", by["docker-runc"].verdict)
+        self.assertEqual("x native", by["docker-runc"].unit)
+        self.assertAlmostEqual(0.99, by["docker-runc"].candidate_mean,
+                               delta=0.01)
+        self.assertIn("against its twins",
+                      gate.format_findings(findings, {}, {}, True))
+        # the host's own level is native's row, by level
+        self.assertTrue(by["native"].regressed)
+        self.assertAlmostEqual(0.08, by["native"].change, delta=0.01)
+        # by its levels alone the platform would have failed the gate too
+        self.assertEqual("worse", diff.change(
+            [r * 0.99 for r in (920.0,) * 3 + (921.0, 919.0, 920.5)],
+            [r * 0.99 for r in (1000.0,) * 3 + (1001.0, 999.0, 1000.5)],
+            True)[4])
+        # a platform that got slower against its twins fails it
+        slower = self._paired_run(1000.0, 0.90, 3)
+        findings, _, _ = gate.compare([baseline], [slower], thresholds)
+        (found,) = [f for f in findings if f.metric == METRIC
+                    and f.platform == "docker-runc"]
+        self.assertTrue(found.regressed)
+        self.assertAlmostEqual(0.09, found.change, delta=0.01)
+        self.assertIn("REGRESSION (against its twins)",
+                      gate.format_findings(findings, {}, {}))
 
     def test_the_values_of_one_unpaired_wave_count_once(self):
         # no twins (a cloud task without compute_hosts): Welch's test of
