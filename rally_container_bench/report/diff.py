@@ -36,6 +36,7 @@ from rally_container_bench.report import disturbance
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import placement
 from rally_container_bench.report import results
+from rally_container_bench.report import sequential
 
 ALPHA = 0.05
 DEFAULT_FLOOR = 0.05
@@ -44,10 +45,12 @@ EXACT_LIMIT = 200000
 RESAMPLES = 20000
 SEED = 20151020  # any fixed value: the same runs give the same p
 
+# against_twins: compared by the platform's ratios to its native twins
 Change = collections.namedtuple(
     "Change", "metric unit higher_is_better platform concurrency "
               "baseline_mean candidate_mean n_baseline n_candidate ratio "
-              "ci_low ci_high p_value floor verdict note")
+              "ci_low ci_high p_value floor verdict note against_twins",
+    defaults=(False,))
 
 
 def _mean_log_difference(x, y, axis=-1):
@@ -120,11 +123,10 @@ def _against_twins(collected):
     found = {}
     for key, (values, twins, moments) in disturbance.pairs(
             collected.samples).items():
-        values, twins = np.asarray(values), np.asarray(twins)
-        if (values <= 0).any() or (twins <= 0).any():
+        if min(values) <= 0 or min(twins) <= 0:
             continue  # no ratio: compared by its levels, as before pairs
-        logs = np.log(values) - np.log(twins)
-        found[key] = np.exp(equivalence.moment_means(logs, moments)).tolist()
+        found[key] = np.exp(sequential.pair_ratios(
+            values, twins, moments)).tolist()
     return found
 
 
@@ -170,7 +172,7 @@ def compare(baseline_docs, candidate_docs, floor_of=None, ignored=None):
         found.append(Change(metric, unit, higher, platform, concurrency,
                             float(np.mean(before)), float(np.mean(after)),
                             len(before), len(after), ratio, low, high, p,
-                            floor, verdict, note))
+                            floor, verdict, note, paired))
     only = {"baseline": sorted(set(base) - set(cand)),
             "candidate": sorted(set(cand) - set(base))}
     failed = {key: n for key, n in collected.failed.items() if n}

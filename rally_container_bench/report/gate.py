@@ -121,7 +121,7 @@ def _finding(c):
     note = None
     if c.verdict == "not tested":
         note = c.note
-    elif (c.note or "").startswith(diff.AGAINST_TWINS):
+    elif c.against_twins:
         note = PAIRED
     return Finding(c.metric, c.unit, c.platform, c.concurrency,
                    c.baseline_mean, c.candidate_mean, change, low, high,

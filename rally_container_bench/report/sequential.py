@@ -57,10 +57,11 @@ def pair_sd(values, twins, moments=None):
     Of the moments' mean ratios where pairs were measured at once
     (equivalence.paired_effect): the noise of what a verdict counts.
     """
-    return _sd(_pair_ratios(values, twins, moments))
+    return _sd(pair_ratios(values, twins, moments))
 
 
-def _pair_ratios(values, twins, moments):
+def pair_ratios(values, twins, moments=None):
+    """Each moment's mean within-pair log ratio (values against twins)."""
     return equivalence.moment_means(np.log(values) - np.log(twins), moments)
 
 
@@ -88,7 +89,7 @@ def robust_pair_sd(values, twins, moments=None):
     a spread heavy but even leaves none out. For choosing margins; a
     verdict leaves a dip out only at equivalence.VERDICT_DIP_P.
     """
-    ratios = _pair_ratios(values, twins, moments)
+    ratios = pair_ratios(values, twins, moments)
     dipped = dip_of(ratios)
     if dipped is not None:
         ratios = np.delete(ratios, dipped)
