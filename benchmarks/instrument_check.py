@@ -46,6 +46,7 @@ import sys
 
 from scipy import stats
 
+from rally_container_bench.cli import decide as decide_cli
 from rally_container_bench.decide import rally_reads
 from rally_container_bench.decide import rally_runs
 from rally_container_bench.engines.native import instance as native
@@ -80,8 +81,7 @@ def run_task(args, plan, task_args=None, tag="rcbench-instrument-check"):
     runs its plan through it too.
     """
     os.makedirs(args.out, exist_ok=True)
-    rally = ["rally"] + (["--config-file", args.rally_config]
-                         if args.rally_config else [])
+    rally = decide_cli.rally_argv(args.rally_config)
     task_args = dict(task_args or {
         "looks": args.looks, "known_effect_nice": args.nice},
         plan=plan, round_number=1, paired=True, seed=args.seed)

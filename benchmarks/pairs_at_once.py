@@ -18,6 +18,19 @@ For cpu and memory read it prints, per cell, the pairs kept, the pair SD
 95 % CI), and the at-once SD as a share of the sequential one. The sides
 alternate between the two CPUs (validity.cpu_pairs.sides); the start
 skew of the pairs at once is printed too.
+
+Then the same native pairs with no harness at all ("bare native-aa"):
+the same sysbench commands pinned with taskset, started by this process
+one after the other or together, nothing else running. Where the bare
+pairs are as noisy as the harness's, the floor is the host's; where
+they are steadier, the harness adds the difference (issue 79: "nothing
+of the harness runs on either CPU ..., or its share is measured").
+
+On the 2-vCPU CI host, 2026-12-07 18:12 (32 pairs each): cpu pair SD at
+once / in sequence native-aa 1.40 / 1.06 %, docker 1.73 / 0.68 %; bare
+1.74 / 0.90 %. At once was the noisier there, with the harness and
+without: that host's two vCPUs dip apart, and drift between the two runs
+of a pair was the smaller part.
 """
 
 import argparse
@@ -26,6 +39,7 @@ import json
 import math
 import os
 import statistics
+import subprocess
 import sys
 
 from scipy import stats
@@ -35,11 +49,16 @@ from rally_container_bench.engines.native import instance as native
 from rally_container_bench.report import results
 from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.workloads import metrics
+from rally_container_bench.workloads.sysbench import command
+from rally_container_bench.workloads.sysbench import parse
+from rally_container_bench.workloads import tests as tests_lib
 
 TESTS = ["quick-cpu", {"preset": "quick-memory-read",
                        "memory_total_size": "4G"}]
 HEADLINES = ("sysbench.cpu.events_per_s", "sysbench.memory.read.mib_per_s")
 BLOCK = 2
+BARE = "bare native-aa"
+BARE_FILE = "bare.json"
 
 
 def plan_of(pairs, engine):
@@ -82,6 +101,44 @@ def _iteration_pairs(iteration, found):
         if "twin" in got and "instance" in got:
             found[(cell, got["mode"], metric)].append(
                 (got["instance"], got["twin"], got["skew"]))
+
+
+def bare_pairs(pairs, seed, usable=None):
+    """{(BARE, mode, metric): [(side a, side b, None)]}: no harness.
+
+    Each test's sysbench command as native runs it, pinned with taskset:
+    in sequence on one CPU (the CPU and the order alternating), and at
+    once on two CPUs of cores of their own (the sides alternating as
+    cpu_pairs.sides has them), both started by this process together.
+    """
+    usable, siblings = usable or cpu_pairs.host_cpus()
+    pair, why = cpu_pairs.pair_of(0, 1, usable, siblings)
+    if pair is None:
+        raise SystemExit("bare pairs: %s" % why)
+    version = command.parse_version(subprocess.run(
+        ["sysbench", "--version"], capture_output=True, text=True,
+        check=True).stdout)
+    found = collections.defaultdict(list)
+    for test, metric in zip(TESTS, HEADLINES):
+        argv = command.build_argv(tests_lib.resolve(test), version)
+        name = metric.rsplit(".", 1)[1]
+        for n in range(pairs):
+            first = pair[n % 2]
+            (a,), (b,) = (_rates([first], argv, name) for _ in "ab")
+            found[(BARE, results.IN_SEQUENCE, metric)].append(
+                (a, b, None) if n % 4 < 2 else (b, a, None))
+            a, b = _rates(cpu_pairs.sides(pair, seed, n), argv, name)
+            found[(BARE, results.AT_ONCE, metric)].append((a, b, None))
+    return found
+
+
+def _rates(cpus, argv, name):
+    """(metric of argv on each of cpus): all started together."""
+    runs = [subprocess.Popen(["taskset", "-c", str(c)] + argv,
+                             stdout=subprocess.PIPE, text=True)
+            for c in cpus]
+    return tuple(parse.parse(p.communicate()[0]).metrics[name].value
+                 for p in runs)
 
 
 def figures(found):
@@ -133,6 +190,9 @@ def main(argv=None):
     p.add_argument("--env", default="rcbench-local")
     p.add_argument("--rally-config")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--bare-pairs", type=int,
+                   help="native pairs with no harness, per test and mode "
+                        "(default: --pairs; 0: none)")
     p.add_argument("--budget-s", type=float, default=1800)
     p.add_argument("--out", default="benchmark-pairs-at-once")
     p.add_argument("--from", dest="source",
@@ -145,12 +205,33 @@ def main(argv=None):
         document = instrument_check.run_task(
             args, plan_of(args.pairs, args.engine), {"looks": 1},
             "rcbench-pairs-at-once")
-    rows = figures(pairs_of(document))
+    found = pairs_of(document)
+    found.update(_bare(args))
+    rows = figures(found)
     show(rows)
     if args.out and not args.source:
         with open(os.path.join(args.out, "figures.json"), "w") as f:
             json.dump(rows, f, indent=2)
     return 0
+
+
+def _bare(args):
+    """The bare pairs: run after the task, or read beside --from's file."""
+    if args.source:
+        path = os.path.join(os.path.dirname(args.source), BARE_FILE)
+        if not os.path.exists(path):
+            return {}
+        with open(path) as f:
+            return {tuple(key.split("|")): [tuple(p) for p in pairs]
+                    for key, pairs in json.load(f).items()}
+    count = args.pairs if args.bare_pairs is None else args.bare_pairs
+    if count <= 0:
+        return {}
+    found = bare_pairs(count, args.seed)
+    with open(os.path.join(args.out, BARE_FILE), "w") as f:
+        json.dump({"|".join(key): pairs for key, pairs in found.items()},
+                  f, indent=1)
+    return found
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ from rally_container_bench.validity import compute_hosts as host_access
 from rally_container_bench.validity import cpu_pairs
 
 
-def _rally(config_file=None):
+def rally_argv(config_file=None):
+    """The rally command line: the rally beside this Python, else PATH's."""
     beside = os.path.join(os.path.dirname(sys.executable), "rally")
     argv = [beside if os.path.exists(beside) else "rally"]
     return argv + (["--config-file", config_file] if config_file else [])
@@ -32,7 +33,7 @@ def _run(args):
     try:
         if args.resume:
             summary, report = decide.resume(
-                args.out, rally=_rally(args.rally_config)
+                args.out, rally=rally_argv(args.rally_config)
                 if args.rally_config else None)
         else:
             found = _start(args)
@@ -72,7 +73,7 @@ def _start(args):
         args.margin, ["%s=%s" % item for item in given]
         + (args.margin_for or []))
     return decide.decide(
-        _rally(args.rally_config), args.task, task_args, args.env,
+        rally_argv(args.rally_config), args.task, task_args, args.env,
         args.out, settings["budget_s"], settings["max_rounds"],
         settings["pairs_per_round"], margins,
         harness_yields=settings["harness_yields"],

@@ -46,11 +46,16 @@ class Progress:
     def update(self, **state):
         self.state.update(state)
         s = self.state
-        where = ("round %s of at most %s | %s | iterations %d of %d | "
-                 "cells decided %d of %d"
-                 % (s.get("round"), s.get("looks"), s.get("where", "-"),
-                    s.get("done", 0), s.get("planned", 0),
-                    s.get("decided", 0), s.get("cells", 0)))
+        parts = ["%s | iterations %d of %d" % (
+            s.get("where", "-"), s.get("done", 0), s.get("planned", 0))]
+        # a benchmark's one task has no rounds and no cells to decide
+        if s.get("round") is not None:
+            parts.insert(0, "round %s of at most %s" % (s["round"],
+                                                        s.get("looks")))
+        if s.get("cells"):
+            parts.append("cells decided %d of %d"
+                         % (s.get("decided", 0), s["cells"]))
+        where = " | ".join(parts)
         if s.get("busy"):
             where += " | host busy: waiting (%s)" % s["busy"]
         # a file gets a line when the run moves on, not every second

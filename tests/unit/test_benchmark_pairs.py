@@ -5,11 +5,19 @@ benchmark's real run is in the guide's report page ("Pairs at once or in
 sequence").
 """
 
+import argparse
+import json
 import math
+import os
+import shutil
+import tempfile
 import unittest
+from unittest import mock
 
 from benchmarks import pairs_at_once
 from rally_container_bench.engines.native import instance as native
+from rally_container_bench.report import results
+from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.workloads import metrics
 
 CPU = "sysbench.cpu.events_per_s"
@@ -54,3 +62,30 @@ class PairsAtOnceBenchmarkTestCase(unittest.TestCase):
         self.assertAlmostEqual(math.log(1.01) / math.sqrt(2), once["sd"])
         self.assertAlmostEqual(1.5, once["skew_ms"])
         self.assertAlmostEqual(-0.01, rows["in sequence"]["bias"])
+
+    @unittest.skipUnless(shutil.which("sysbench") and shutil.which("taskset")
+                         and len(cpu_pairs.one_per_core(
+                             *cpu_pairs.host_cpus())) >= 2,
+                         "needs sysbench, taskset and two cores")
+    def test_bare_pairs_run_sysbench_with_no_harness_and_read_back(self):
+        found = pairs_at_once.bare_pairs(1, seed=1)
+        self.assertEqual(
+            {(pairs_at_once.BARE, mode, metric)
+             for mode in (results.IN_SEQUENCE, results.AT_ONCE)
+             for metric in pairs_at_once.HEADLINES}, set(found))
+        for pairs in found.values():
+            (a, b, skew), = pairs
+            self.assertGreater(a, 0)
+            self.assertGreater(b, 0)
+            self.assertIsNone(skew)
+        out = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, out)
+        args = argparse.Namespace(source=None, pairs=1, bare_pairs=None,
+                                  seed=1, out=out)
+        with mock.patch.object(pairs_at_once, "bare_pairs",
+                               return_value=found):
+            self.assertEqual(found, pairs_at_once._bare(args))
+        with open(os.path.join(out, "rally.json"), "w") as f:
+            json.dump({"tasks": []}, f)
+        args.source = os.path.join(out, "rally.json")
+        self.assertEqual(found, pairs_at_once._bare(args))

@@ -219,6 +219,14 @@ class ProgressTestCase(unittest.TestCase):
                       "of 12 | cells decided 0 of 10 | budget left", lines[0])
         self.assertIn("iterations 3 of 12", lines[1])
 
+    def test_a_benchmarks_task_has_no_round_and_no_cells_to_show(self):
+        out = io.StringIO()
+        rally_runs.Progress(600, out).update(planned=128, done=4,
+                                             where="docker at 1")
+        self.assertTrue(out.getvalue().startswith(
+            "docker at 1 | iterations 4 of 128 | budget left"),
+            out.getvalue())
+
 
 class HostBusyProgressTestCase(unittest.TestCase):
 
@@ -242,7 +250,7 @@ class HostBusyProgressTestCase(unittest.TestCase):
                         busy="aio-lxc-2")
         progress.update(busy=None)
         first, second = out.getvalue().splitlines()
-        self.assertIn("nova-lxc at 2 | iterations 0 of 0 | cells decided 0 "
+        self.assertIn("round 1 of at most 3 | nova-lxc at 2 | iterations 0 "
                       "of 0 | host busy: waiting (aio-lxc-2) | budget left",
                       first)
         self.assertNotIn("host busy", second)
