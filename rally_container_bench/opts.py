@@ -100,6 +100,19 @@ OPTS = [
                     "synchronised start re-measures together. A test still "
                     "disturbed after them is kept, flagged, out of "
                     "verdicts."),
+    cfg.FloatOpt("twin_level_bound", default=0.10, min=0, max=1,
+                 help="A cpu or memory test whose native twin read more "
+                      "than this share below the median of its test's "
+                      "recent twins on the same host (same step and "
+                      "pairing mode, after 5 of them) is measured again, "
+                      "with its twin, at most remeasure_limit times; the "
+                      "last attempt is kept, flagged 'twin slow'. The "
+                      "host slowed beneath the guest there, where no CPU "
+                      "accounting sees it: on a 2-vCPU cloud VM both "
+                      "twins of a wave read 57 % of their level with no "
+                      "steal and no foreign load. Only twins are judged: "
+                      "an instance's slow run may be its platform's own. "
+                      "0: never."),
     cfg.FloatOpt("quiet_wait", default=30.0, min=0,
                  help="Seconds a disturbed test waits at most, before it "
                       "is measured again, for its host's foreign load to "

@@ -71,6 +71,7 @@ def runs_of(checks):
     """Test runs of a step, the disturbed ones and what became of them."""
     watched = [c for c in checks if c.get("foreign_cores") not in (None, "")]
     hit = [c for c in watched if c.get("disturbed") == "yes"]
+    slow = [c for c in checks if c.get("disturbed") == tables.TWIN_SLOW]
     foreign = [float(c["foreign_cores"]) for c in hit]
     return {"runs": len(watched), "disturbed": len(hit),
             "foreign_cores": statistics.median(foreign) if foreign else None,
@@ -83,7 +84,12 @@ def runs_of(checks):
                             if c.get("verdicts") == "left out: disturbed"),
             # used as pairs beside foreign load alike for both runs
             "alike": sum(1 for c in hit
-                         if c.get("verdicts") == tables.USED_ALIKE)}
+                         if c.get("verdicts") == tables.USED_ALIKE),
+            # twins far below their level (validity.twin_level), and
+            # those still so at the last attempt, kept
+            "twin_slow": len(slow),
+            "twin_slow_kept": sum(1 for c in slow
+                                  if c.get("verdicts") != "re-measured")}
 
 
 def _within_limit(check):
@@ -106,6 +112,36 @@ def more_said(runs):
     return said
 
 
+def twin_slow_said(runs):
+    """What became of the twins far below their level, or ""."""
+    if not runs.get("twin_slow"):
+        return ""
+    return ("%d twin run(s) read far below their test's recent twins with "
+            "no foreign load over the limit (the host slowed beneath the "
+            "guest: validity.twin_level), their pairs measured again; %d "
+            "kept at the last attempt, flagged 'twin slow'"
+            % (runs["twin_slow"], runs["twin_slow_kept"]))
+
+
+def findings(runs):
+    """The findings' lines of of_run(): foreign load, twins below level."""
+    lines = []
+    if runs.get("runs"):
+        if runs["disturbed"]:
+            lines.append(
+                "Foreign load: %d of %d test runs disturbed (up to %.2f "
+                "cores of other work on the host, median per step), "
+                "re-measured %d time(s); %d left out of verdicts%s."
+                % (runs["disturbed"], runs["runs"], runs["foreign_cores"],
+                   runs["remeasured"], runs["left_out"], more_said(runs)))
+        else:
+            lines.append("Foreign load: none of %d test runs disturbed."
+                         % runs["runs"])
+    if twin_slow_said(runs):
+        lines.append("Twins: %s." % twin_slow_said(runs))
+    return lines
+
+
 def of_run(steps):
     """The whole run's disturbed test runs: {runs, disturbed, ...}."""
     total = collections.Counter()
@@ -113,8 +149,8 @@ def of_run(steps):
     for step in steps:
         runs = step["runs"]
         for key in ("runs", "disturbed", "remeasured", "left_out", "alike",
-                    "for_harness"):
-            total[key] += runs[key]
+                    "for_harness", "twin_slow", "twin_slow_kept"):
+            total[key] += runs.get(key, 0)
         if runs["foreign_cores"] is not None:
             foreign.append(runs["foreign_cores"])
     found = dict(total)

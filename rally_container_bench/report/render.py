@@ -165,20 +165,7 @@ def headline(report):
 
 def findings(report):
     """What qualifies every verdict: disturbance, noise, sequential looks."""
-    lines = []
-    runs = report.get("disturbance") or {}
-    if runs.get("runs"):
-        if runs["disturbed"]:
-            lines.append(
-                "Foreign load: %d of %d test runs disturbed (up to %.2f "
-                "cores of other work on the host, median per step), "
-                "re-measured %d time(s); %d left out of verdicts%s."
-                % (runs["disturbed"], runs["runs"], runs["foreign_cores"],
-                   runs["remeasured"], runs["left_out"],
-                   disturbance.more_said(runs)))
-        else:
-            lines.append("Foreign load: none of %d test runs disturbed."
-                         % runs["runs"])
+    lines = disturbance.findings(report.get("disturbance") or {})
     if report.get("noise"):
         lines.append("Noise per test (SD of the within-pair ratios, of a "
                      "wave's mean ratio where N ran at once; median over "

@@ -131,6 +131,16 @@ class Window:
         return self.before, self.after
 
 
+@contextlib.contextmanager
+def watched(host, owned):
+    """The host's Readings around a run (readings None: none watched)."""
+    if host is None:
+        yield Window(None)
+        return
+    with host.window(owned=owned) as found:
+        yield found
+
+
 def guarded(host, before=False):
     """A Reading of host, or None where it failed (logged)."""
     try:

@@ -2,6 +2,8 @@
 
 import collections
 import contextlib
+import shutil
+import tempfile
 import time
 import unittest
 from unittest import mock
@@ -15,6 +17,7 @@ from rally_container_bench.validity import clock
 from rally_container_bench.validity import cpu
 from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.validity import hosts
+from rally_container_bench.validity import twin_level
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -486,7 +489,7 @@ class AtOnceTestCase(unittest.TestCase):
         self.assertTrue(all(o.skewed for o in outcomes))
         self.assertTrue(measured_runs._pair_disturbed(plan, outcomes))
         self.assertEqual(2 * at_once.FIRST_LEAD_S, plan.lead)
-        facts = measured_runs._pairing_facts(
+        facts = at_once.pairing_facts(
             plan, tests_lib.resolve("quick-cpu"), outcomes[0])
         self.assertEqual({"pairing": "at once", "order": "at once",
                           "cpus": "instance on CPU 0, twin on CPU 1",
@@ -518,3 +521,78 @@ class AtOnceTestCase(unittest.TestCase):
         said = cpu_pairs.pairing_said(measured_runs.Pairing(
             dict(chosen, cpu=cpu_pairs.AT_ONCE), None, None))
         self.assertTrue(said.startswith("at once (cpu): "), said)
+
+
+class TwinLevelTestCase(unittest.TestCase):
+    """A twin far below its test's recent twins: its pair again.
+
+    The host is a stand-in (no load); the twins' level is the real file
+    store (validity.twin_level) in a temporary registry.
+    """
+
+    def setUp(self):
+        self.registry = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.registry)
+        self.spec = tests_lib.resolve("quick-cpu")
+        levels = twin_level.Levels(self.registry)
+        for value in (1500, 1510, 1490, 1505, 1495):
+            levels.add(twin_level.key_of(self.spec, 1, "sequential"), value)
+
+    def attempts(self, twins, instance=1500.0, **plan_fields):
+        """(attempts made, records, validity rows) of one test."""
+        made, records, checks = [], [], []
+        twins = list(twins)
+        runs = _Runs()
+        runs.context = {"iteration": 1}
+        runs._metrics_output = lambda *args: None
+
+        def measured_run(plan, at, spec, slot, role):
+            made.append(at[2])
+            value = instance if role == measured_runs.INSTANCE \
+                else twins.pop(0)
+            metric = mock.Mock(value=value, unit="events/s",
+                               higher_is_better=True)
+            return measured_runs.Outcome(role, run=mock.Mock(
+                result=mock.Mock(metrics={"events_per_s": metric})))
+
+        runs._measured_run = measured_run
+        host = ScriptedHost([])
+        host.registry = mock.Mock(path=self.registry)
+        versions = {"sysbench": "1.0.20"}
+        plan = _plan(host=host, repeats=1, versions=versions,
+                     twin=measured_runs.Twin(None, "sysbench", "/tmp",
+                                             versions), **plan_fields)
+        runs._measure_repeat(plan, 0, 0, self.spec, checks, records, [])
+        return sorted(set(made)), records, checks
+
+    def test_a_slow_twin_is_measured_again_and_the_next_kept(self):
+        made, records, checks = self.attempts([800.0, 1490.0])
+        self.assertEqual([0, 1], made)
+        first = [r for r in records if r.metadata.get("twin")
+                 and r.metadata["attempt"] == 1]
+        self.assertAlmostEqual(800 / 1500 - 1,
+                               first[0].metadata["below_level"], places=3)
+        self.assertFalse(first[0].metadata["final"])
+        column = tables.VALIDITY_COLUMNS.index
+        self.assertEqual(
+            [(tables.TWIN_SLOW, "re-measured"), ("", "used")],
+            [(row[column("disturbed")], row[column("verdicts")])
+             for row in checks if row[column("run")] == "native twin"])
+
+    def test_a_twin_slow_to_the_last_attempt_is_kept_flagged(self):
+        made, records, checks = self.attempts([800.0, 790.0, 805.0])
+        self.assertEqual([0, 1, 2], made)
+        final = [r for r in records if r.metadata["final"]]
+        self.assertEqual(2, len(final))
+        self.assertTrue(any("below_level" in r.metadata for r in final))
+        self.assertEqual(tables.TWIN_SLOW, checks[-1][
+            tables.VALIDITY_COLUMNS.index("disturbed")])
+
+    def test_a_slow_instance_is_its_platform_s_and_kept(self):
+        made, _, _ = self.attempts([1500.0], instance=700.0)
+        self.assertEqual([0], made)
+
+    def test_a_bound_of_0_judges_no_twin(self):
+        made, records, _ = self.attempts([800.0], level_bound=0)
+        self.assertEqual([0], made)
+        self.assertFalse(any("below_level" in r.metadata for r in records))

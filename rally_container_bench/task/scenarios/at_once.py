@@ -98,6 +98,20 @@ class AtOnceMixin:
             failed.append(e)
 
 
+def pairing_facts(plan, spec, outcome):
+    """A paired record's mode (cpu_pairs.SAID), CPUs and start skew."""
+    mode = plan.mode(spec)
+    facts = {"pairing": cpu_pairs.SAID[mode]}
+    if mode == cpu_pairs.AT_ONCE:
+        facts["order"] = "at once"
+        facts["cpus"] = plan.cpus
+        if outcome.skew is not None:
+            facts["skew_ms"] = round(1000 * outcome.skew, 2)
+        if outcome.skewed:
+            facts["skewed"] = True
+    return facts
+
+
 def scheduled(start_at, clock_read=None):
     """common.Start of a wave's start (this host's epoch), or None.
 

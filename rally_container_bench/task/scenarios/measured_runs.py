@@ -9,8 +9,11 @@ host's, or a compute host's over SSH: validity.hosts); an
 attempt beside more than the limit is disturbed and measured again, up
 to a bound, unless both runs of its pair were beside the same load with
 a CPU free for it (foreign_load.alike_in_pair): it cancels in their
-ratio. In a synchronised wave every instance votes at the end of an
-attempt and the whole wave re-measures together, so N stay N at once.
+ratio. So is an attempt whose twin read far below the recent twins of
+its test (validity.twin_level: the host slowed where no CPU accounting
+sees it); at the last attempt it is kept, flagged. In a synchronised
+wave every instance votes at the end of an attempt and the whole wave
+re-measures together, so N stay N at once.
 
 Every attempt is kept in the iteration's results (records with their
 attempt, order, foreign load and whether they were disturbed or
@@ -18,7 +21,6 @@ superseded); the report uses the final, undisturbed ones.
 """
 
 import collections
-import contextlib
 import dataclasses
 
 from rally_container_bench.task import output_tables as tables
@@ -28,6 +30,7 @@ from rally_container_bench.validity import clock
 from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.validity import foreign_load
 from rally_container_bench.validity import hosts
+from rally_container_bench.validity import twin_level
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import metrics
 from rally_container_bench.workloads import tools
@@ -91,6 +94,8 @@ class Plan:
     in_sequence_why: str = None
     cpus: str = None
     lead: float = at_once.FIRST_LEAD_S
+    # a twin this far below its level is measured again (0: never)
+    level_bound: float = twin_level.BOUND
 
     def mode(self, spec):
         """How a test is paired with its twin (cpu_pairs.MODES)."""
@@ -133,6 +138,10 @@ class Plan:
                 "disturbed test is measured again, at most %d time(s))"
                 % (self.limit, self.limit * self.saturated_share,
                    self.attempts - 1))
+            if self.twin is not None and self.level_bound \
+                    and self.attempts > 1:
+                facts["twin_level"] = twin_level.described(
+                    self.level_bound, self.attempts - 1)
             facts["load_read_on"] = self.host.name
         return facts
 
@@ -151,6 +160,7 @@ class Outcome:
     saturated_share: float = foreign_load.SATURATED_SHARE
     skew: float = None  # at once: the instance's start after its twin's
     skewed: bool = False  # beyond cpu_pairs.skew_bound: left out
+    below_level: float = None  # a twin's twin_level.shortfall
 
     @property
     def disturbed(self):
@@ -181,12 +191,13 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
                     Outcome(INSTANCE if inside else NATIVE_TWIN,
                             limit=plan.limit,
                             saturated_share=plan.saturated_share)),
-                    lambda host: _window(host, owned=True))
+                    lambda host: hosts.watched(host, owned=True))
             else:
                 outcomes = [self._measured_run(plan, at, spec, slot, role)
                             for slot, role in enumerate(
                                 plan.roles(spec, order))]
             disturbed = _pair_disturbed(plan, outcomes)
+            slow_twin = _twin_slow(plan, spec, outcomes)
             row = None
             if disturbed and attempt < plan.attempts - 1:
                 row = self._wait_for_quiet(plan, spec)
@@ -194,8 +205,9 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
                     waits.append(row)
             # Still busy after the wait: measuring again now would only
             # be discarded again; the run stays flagged, out of verdicts.
-            again = self._remeasure(plan, at, spec, disturbed and not (
-                row and row[-1] not in (quiet_wait.QUIET, quiet_wait.ROOM)))
+            again = self._remeasure(plan, at, spec, slow_twin or (
+                disturbed and not (row and row[-1] not in (
+                    quiet_wait.QUIET, quiet_wait.ROOM))))
             final = not again or attempt == plan.attempts - 1
             failure = self._keep(plan, spec, at, order, final, outcomes,
                                  checks, records)
@@ -244,7 +256,7 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
         # the wave's runs before are over: its layouts overlap no run
         prepared, outcome.error = self._prepare(executor, spec, where,
                                                 plan.timeout)
-        with _window(plan.host, owned=not inside) as window:
+        with hosts.watched(plan.host, owned=not inside) as window:
             if plan.sync is not None:
                 start = at_once.scheduled(self._at_start_barrier(
                     plan.point(*at, 2 * slot + 1),
@@ -322,11 +334,13 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
                              "instance first" if order == 0
                              else "native first"))
             if len(outcomes) > 1:
-                facts.update(_pairing_facts(plan, spec, outcome))
+                facts.update(at_once.pairing_facts(plan, spec, outcome))
             if outcome.load and outcome.load.get("foreign") is not None:
                 facts["foreign_cores"] = round(outcome.load["foreign"], 3)
             if alike:
                 facts["beside_load_alike"] = True
+            if outcome.below_level is not None:
+                facts["below_level"] = round(outcome.below_level, 4)
             if plan.sync is not None:
                 # The pairs of one wave share its moment: the report
                 # counts them as one observation (report/equivalence.py).
@@ -357,33 +371,26 @@ def _pair_disturbed(plan, outcomes):
         [o.load for o in outcomes], plan.limit, plan.saturated_share)
 
 
+def _twin_slow(plan, spec, outcomes):
+    """Whether the pair's twin read far below its level (twin_level).
+
+    Sets the twin's below_level; only a watched host (its registry)
+    keeps levels, and only an attempt that can be measured again asks.
+    """
+    twin = next((o for o in outcomes if o.role == NATIVE_TWIN), None)
+    registry = getattr(plan.host, "registry", None)
+    if twin is None or twin.run is None or registry is None \
+            or plan.attempts < 2:
+        return False
+    twin.below_level = twin_level.judge_run(
+        registry.path, spec, plan.sync.concurrency if plan.sync else 1,
+        plan.mode(spec), twin.run.result.metrics, plan.level_bound)
+    return twin.below_level is not None
+
+
 def plan_pairing(pairing):
     """Plan's fields of a Pairing (None: in sequence)."""
     if pairing is None:
         return {}
     return {"pairing": pairing.asked,
             "in_sequence_why": pairing.in_sequence_why, "cpus": pairing.cpus}
-
-
-def _pairing_facts(plan, spec, outcome):
-    """A paired record's mode (cpu_pairs.SAID), CPUs and start skew."""
-    mode = plan.mode(spec)
-    facts = {"pairing": cpu_pairs.SAID[mode]}
-    if mode == cpu_pairs.AT_ONCE:
-        facts["order"] = "at once"
-        facts["cpus"] = plan.cpus
-        if outcome.skew is not None:
-            facts["skew_ms"] = round(1000 * outcome.skew, 2)
-        if outcome.skewed:
-            facts["skewed"] = True
-    return facts
-
-
-@contextlib.contextmanager
-def _window(host, owned):
-    """The host's Readings around a run (readings None: none watched)."""
-    if host is None:
-        yield hosts.Window(None)
-        return
-    with host.window(owned=owned) as found:
-        yield found

@@ -45,6 +45,12 @@ def _check(attempt, run, foreign, disturbed, verdicts, **more):
     return [row[c] for c in tables.VALIDITY_COLUMNS]
 
 
+def _slow_twin(attempt, verdicts):
+    row = _check(attempt, "native twin", 0.0, False, verdicts)
+    row[tables.VALIDITY_COLUMNS.index("disturbed")] = tables.TWIN_SLOW
+    return row
+
+
 def _iteration(records, checks, at):
     return {"timestamp": at, "duration": 10.0, "error": [],
             "atomic_actions": [],
@@ -363,6 +369,7 @@ class PairedVerdictTestCase(unittest.TestCase):
         self.assertEqual("equivalent", row["verdict"])
         self.assertEqual({"runs": 15, "disturbed": 4, "remeasured": 4,
                           "left_out": 1, "alike": 0, "for_harness": 0,
+                          "twin_slow": 0, "twin_slow_kept": 0,
                           "foreign_cores": 1.1}, report["disturbance"])
         (flag,) = report["steps"][0]["flags"]
         self.assertIn("4 of 15 test runs disturbed", flag)
@@ -370,6 +377,32 @@ class PairedVerdictTestCase(unittest.TestCase):
         for text in (render.to_markdown(report), render.to_html(report),
                      render.to_csv(report), render.to_json(report)):
             self.assertIn("disturbed", text)
+
+    def test_twins_below_their_level_are_counted_and_said(self):
+        # a wave's twins at 57 % of their level with no foreign load
+        # (README command 1, 2026-12-07): measured again, one kept
+        values, twins = _drifting()
+        iterations = []
+        for i, (v, t) in enumerate(zip(values, twins)):
+            checks = [_check(1, "instance", 0.0, False, "used"),
+                      _check(1, "native twin", 0.0, False, "used")]
+            if i in (2, 5):
+                checks[1] = _slow_twin(1, "re-measured")
+                checks.append(_slow_twin(2, "used") if i == 5 else
+                              _check(2, "native twin", 0.0, False, "used"))
+            iterations.append(_iteration(_records(v, t), checks,
+                                         1000 + 20 * i))
+        report = comparison.build([_document(iterations)])
+        self.assertEqual((0, 3, 1), tuple(report["disturbance"][key] for key
+                                          in ("disturbed", "twin_slow",
+                                              "twin_slow_kept")))
+        findings = " ".join(render.findings(report))
+        self.assertIn("Twins: 3 twin run(s) read far below their test's "
+                      "recent twins", findings)
+        self.assertIn("1 kept at the last attempt, flagged 'twin slow'",
+                      findings)
+        self.assertIn("3 twin run(s) read far below",
+                      " ".join(report["steps"][0]["notes"]))
 
     def test_runs_flagged_for_rallys_own_cpu_alone_are_said_so(self):
         # The test cloud's KEK campaign: 58 of 624 disturbed runs read
