@@ -103,13 +103,15 @@ def _iteration_pairs(iteration, found):
                 (got["instance"], got["twin"], got["skew"]))
 
 
-def bare_pairs(pairs, seed, usable=None):
+def bare_pairs(pairs, seed, usable=None, first=0):
     """{(BARE, mode, metric): [(side a, side b, None)]}: no harness.
 
     Each test's sysbench command as native runs it, pinned with taskset:
     in sequence on one CPU (the CPU and the order alternating), and at
     once on two CPUs of cores of their own (the sides alternating as
-    cpu_pairs.sides has them), both started by this process together.
+    cpu_pairs.sides has them), both started by this process together,
+    which one first alternating too. first: the number of the first pair
+    (the pairs after the task go on from those before it).
     """
     usable, siblings = usable or cpu_pairs.host_cpus()
     pair, why = cpu_pairs.pair_of(0, 1, usable, siblings)
@@ -122,12 +124,13 @@ def bare_pairs(pairs, seed, usable=None):
     for test, metric in zip(TESTS, HEADLINES):
         argv = command.build_argv(tests_lib.resolve(test), version)
         name = metric.rsplit(".", 1)[1]
-        for n in range(pairs):
-            first = pair[n % 2]
-            (a,), (b,) = (_rates([first], argv, name) for _ in "ab")
+        for n in range(first, first + pairs):
+            (a,), (b,) = (_rates([pair[n % 2]], argv, name) for _ in "ab")
             found[(BARE, results.IN_SEQUENCE, metric)].append(
                 (a, b, None) if n % 4 < 2 else (b, a, None))
-            a, b = _rates(cpu_pairs.sides(pair, seed, n), argv, name)
+            sides = cpu_pairs.sides(pair, seed, n)
+            a, b = _rates(sides, argv, name) if n % 4 < 2 else \
+                _rates(sides[::-1], argv, name)[::-1]
             found[(BARE, results.AT_ONCE, metric)].append((a, b, None))
     return found
 
@@ -201,12 +204,23 @@ def main(argv=None):
     if args.source:
         with open(args.source) as f:
             document = json.load(f)
+        bare = _bare_read(args.source)
     else:
+        # the bare pairs half before the task, half after: the hour's
+        # drift falls alike on them and on the harness's
+        count = args.pairs if args.bare_pairs is None else args.bare_pairs
+        bare = bare_pairs(count // 2, args.seed) if count > 1 else {}
         document = instrument_check.run_task(
             args, plan_of(args.pairs, args.engine), {"looks": 1},
             "rcbench-pairs-at-once")
+        if count > 0:
+            after = bare_pairs(count - count // 2, args.seed,
+                               first=count // 2)
+            for key, pairs in after.items():
+                bare.setdefault(key, []).extend(pairs)
+            _bare_write(args.out, bare)
     found = pairs_of(document)
-    found.update(_bare(args))
+    found.update(bare)
     rows = figures(found)
     show(rows)
     if args.out and not args.source:
@@ -215,23 +229,20 @@ def main(argv=None):
     return 0
 
 
-def _bare(args):
-    """The bare pairs: run after the task, or read beside --from's file."""
-    if args.source:
-        path = os.path.join(os.path.dirname(args.source), BARE_FILE)
-        if not os.path.exists(path):
-            return {}
-        with open(path) as f:
-            return {tuple(key.split("|")): [tuple(p) for p in pairs]
-                    for key, pairs in json.load(f).items()}
-    count = args.pairs if args.bare_pairs is None else args.bare_pairs
-    if count <= 0:
+def _bare_read(source):
+    """The bare pairs written beside an earlier run's rally.json, or {}."""
+    path = os.path.join(os.path.dirname(source), BARE_FILE)
+    if not os.path.exists(path):
         return {}
-    found = bare_pairs(count, args.seed)
-    with open(os.path.join(args.out, BARE_FILE), "w") as f:
+    with open(path) as f:
+        return {tuple(key.split("|")): [tuple(p) for p in pairs]
+                for key, pairs in json.load(f).items()}
+
+
+def _bare_write(out, found):
+    with open(os.path.join(out, BARE_FILE), "w") as f:
         json.dump({"|".join(key): pairs for key, pairs in found.items()},
                   f, indent=1)
-    return found
 
 
 if __name__ == "__main__":

@@ -100,19 +100,21 @@ OPTS = [
                     "synchronised start re-measures together. A test still "
                     "disturbed after them is kept, flagged, out of "
                     "verdicts."),
-    cfg.FloatOpt("twin_level_bound", default=0.10, min=0, max=1,
-                 help="A cpu or memory test whose native twin read more "
-                      "than this share below the median of its test's "
-                      "recent twins on the same host (same step and "
-                      "pairing mode, after 5 of them) is measured again, "
-                      "with its twin, at most remeasure_limit times; the "
-                      "last attempt is kept, flagged 'twin slow'. The "
-                      "host slowed beneath the guest there, where no CPU "
-                      "accounting sees it: on a 2-vCPU cloud VM both "
-                      "twins of a wave read 57 % of their level with no "
-                      "steal and no foreign load. Only twins are judged: "
-                      "an instance's slow run may be its platform's own. "
-                      "0: never."),
+    cfg.FloatOpt("run_level_bound", default=0.10, min=0, max=1,
+                 help="A cpu or memory test run (an instance's, or its "
+                      "native twin's) that read more than this share "
+                      "below the median of its side's recent runs of the "
+                      "same test on the same host (the platform's, or "
+                      "native's for twins; same step and pairing mode; "
+                      "after 5 of them) is measured again with its pair, "
+                      "at most remeasure_limit times; the last attempt is "
+                      "kept, flagged 'below its level'. The host slowed "
+                      "beneath the guest there, where no CPU accounting "
+                      "sees it: on a 2-vCPU cloud VM both twins of a wave "
+                      "read 57 % of their level with no steal and no "
+                      "foreign load. Both sides are judged, each against "
+                      "its own level: measuring again only low twins "
+                      "would move verdicts towards 'worse'. 0: never."),
     cfg.FloatOpt("quiet_wait", default=30.0, min=0,
                  help="Seconds a disturbed test waits at most, before it "
                       "is measured again, for its host's foreign load to "

@@ -71,7 +71,7 @@ def runs_of(checks):
     """Test runs of a step, the disturbed ones and what became of them."""
     watched = [c for c in checks if c.get("foreign_cores") not in (None, "")]
     hit = [c for c in watched if c.get("disturbed") == "yes"]
-    slow = [c for c in checks if c.get("disturbed") == tables.TWIN_SLOW]
+    slow = [c for c in checks if c.get("disturbed") == tables.BELOW_LEVEL]
     foreign = [float(c["foreign_cores"]) for c in hit]
     return {"runs": len(watched), "disturbed": len(hit),
             "foreign_cores": statistics.median(foreign) if foreign else None,
@@ -85,11 +85,13 @@ def runs_of(checks):
             # used as pairs beside foreign load alike for both runs
             "alike": sum(1 for c in hit
                          if c.get("verdicts") == tables.USED_ALIKE),
-            # twins far below their level (validity.twin_level), and
-            # those still so at the last attempt, kept
-            "twin_slow": len(slow),
-            "twin_slow_kept": sum(1 for c in slow
-                                  if c.get("verdicts") != "re-measured")}
+            # runs far below their side's level (validity.run_level),
+            # the twins' of them, and those kept at the last attempt
+            "below_level_runs": len(slow),
+            "below_level_twins": sum(1 for c in slow
+                                     if c.get("run") == "native twin"),
+            "below_level_kept": sum(1 for c in slow
+                                    if c.get("verdicts") != "re-measured")}
 
 
 def _within_limit(check):
@@ -112,15 +114,24 @@ def more_said(runs):
     return said
 
 
-def twin_slow_said(runs):
-    """What became of the twins far below their level, or ""."""
-    if not runs.get("twin_slow"):
+def below_level_said(runs, short=False):
+    """What became of the runs far below their side's level, or "".
+
+    short: a step's note (the findings say the rest once).
+    """
+    if not runs.get("below_level_runs"):
         return ""
-    return ("%d twin run(s) read far below their test's recent twins with "
-            "no foreign load over the limit (the host slowed beneath the "
-            "guest: validity.twin_level), their pairs measured again; %d "
-            "kept at the last attempt, flagged 'twin slow'"
-            % (runs["twin_slow"], runs["twin_slow_kept"]))
+    count = "%d run(s) (%d of them twins)" % (runs["below_level_runs"],
+                                              runs["below_level_twins"])
+    if short:
+        return ("%s far below their side's level, measured again; %d "
+                "kept, flagged" % (count, runs["below_level_kept"]))
+    return ("%s read far below the recent runs of their side (the "
+            "platform's, or native's for twins) with no foreign load over "
+            "the limit (the host slowed beneath the guest: "
+            "validity.run_level), their pairs measured again; %d kept at "
+            "the last attempt, flagged 'below its level'"
+            % (count, runs["below_level_kept"]))
 
 
 def findings(runs):
@@ -137,8 +148,8 @@ def findings(runs):
         else:
             lines.append("Foreign load: none of %d test runs disturbed."
                          % runs["runs"])
-    if twin_slow_said(runs):
-        lines.append("Twins: %s." % twin_slow_said(runs))
+    if below_level_said(runs):
+        lines.append("Dips: %s." % below_level_said(runs))
     return lines
 
 
@@ -149,7 +160,8 @@ def of_run(steps):
     for step in steps:
         runs = step["runs"]
         for key in ("runs", "disturbed", "remeasured", "left_out", "alike",
-                    "for_harness", "twin_slow", "twin_slow_kept"):
+                    "for_harness", "below_level_runs", "below_level_twins",
+                    "below_level_kept"):
             total[key] += runs.get(key, 0)
         if runs["foreign_cores"] is not None:
             foreign.append(runs["foreign_cores"])

@@ -47,8 +47,8 @@ def of(collected):
                                 runs["foreign_cores"], runs["remeasured"],
                                 runs["left_out"],
                                 disturbance.more_said(runs)))
-        if runs["twin_slow"]:
-            notes.append(disturbance.twin_slow_said(runs))
+        if runs["below_level_runs"]:
+            notes.append(disturbance.below_level_said(runs, short=True))
         if collected.barrier_timeouts[key]:
             flags.append("the start barrier timed out %d time(s): those "
                          "tests started without the rest of their wave"

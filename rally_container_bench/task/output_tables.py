@@ -12,9 +12,9 @@ START_BARRIER = "start barrier"
 VALIDITY = "validity"
 # The waits for a quiet host before a disturbed test is measured again.
 QUIET_WAIT = "quiet wait"
-# A validity row's "disturbed" where the twin read far below its level
-# (validity.twin_level) with no foreign load over the limit.
-TWIN_SLOW = "twin slow"
+# A validity row's "disturbed" where the run read far below its side's
+# level (validity.run_level) with no foreign load over the limit.
+BELOW_LEVEL = "below its level"
 # A validity row's verdicts where each run of a pair was beside more
 # foreign load than the limit, alike for both: the pair was used.
 USED_ALIKE = "used: foreign load alike in the pair"
@@ -51,7 +51,7 @@ def validity_row(spec, attempt, outcome, verdicts):
             foreign_load.limit_for(load, outcome.limit,
                                    outcome.saturated_share), 3),
         "yes" if outcome.disturbed else
-        TWIN_SLOW if getattr(outcome, "below_level", None) is not None else
+        BELOW_LEVEL if getattr(outcome, "below_level", None) is not None else
         ("no" if load else ""),
         "" if clock.get("ratio") is None else round(clock["ratio"], 5),
         "yes" if clock.get("mismatch") else ("no" if clock else ""),

@@ -46,8 +46,8 @@ def sysbench04():
 # Tests on two workers are foreign load to each other: a test that is not
 # about disturbed runs measures as before, never re-measured
 # (tests/functional/test_decide.py sets the real limit), not even for a
-# twin the other worker slowed (test_twin_level.py sets a bound).
-QUIET_OPTIONS = {"foreign_load_limit": 64, "twin_level_bound": 0}
+# twin the other worker slowed (test_run_level.py sets a bound).
+QUIET_OPTIONS = {"foreign_load_limit": 64, "run_level_bound": 0}
 
 
 def ours(engine, conf=None):

@@ -5,14 +5,11 @@ benchmark's real run is in the guide's report page ("Pairs at once or in
 sequence").
 """
 
-import argparse
-import json
 import math
 import os
 import shutil
 import tempfile
 import unittest
-from unittest import mock
 
 from benchmarks import pairs_at_once
 from rally_container_bench.engines.native import instance as native
@@ -68,7 +65,7 @@ class PairsAtOnceBenchmarkTestCase(unittest.TestCase):
                              *cpu_pairs.host_cpus())) >= 2,
                          "needs sysbench, taskset and two cores")
     def test_bare_pairs_run_sysbench_with_no_harness_and_read_back(self):
-        found = pairs_at_once.bare_pairs(1, seed=1)
+        found = pairs_at_once.bare_pairs(1, seed=1, first=3)
         self.assertEqual(
             {(pairs_at_once.BARE, mode, metric)
              for mode in (results.IN_SEQUENCE, results.AT_ONCE)
@@ -80,12 +77,7 @@ class PairsAtOnceBenchmarkTestCase(unittest.TestCase):
             self.assertIsNone(skew)
         out = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, out)
-        args = argparse.Namespace(source=None, pairs=1, bare_pairs=None,
-                                  seed=1, out=out)
-        with mock.patch.object(pairs_at_once, "bare_pairs",
-                               return_value=found):
-            self.assertEqual(found, pairs_at_once._bare(args))
-        with open(os.path.join(out, "rally.json"), "w") as f:
-            json.dump({"tasks": []}, f)
-        args.source = os.path.join(out, "rally.json")
-        self.assertEqual(found, pairs_at_once._bare(args))
+        source = os.path.join(out, "rally.json")
+        self.assertEqual({}, pairs_at_once._bare_read(source))
+        pairs_at_once._bare_write(out, found)
+        self.assertEqual(found, pairs_at_once._bare_read(source))

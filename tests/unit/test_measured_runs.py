@@ -17,7 +17,7 @@ from rally_container_bench.validity import clock
 from rally_container_bench.validity import cpu
 from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.validity import hosts
-from rally_container_bench.validity import twin_level
+from rally_container_bench.validity import run_level
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import tests as tests_lib
 
@@ -523,35 +523,38 @@ class AtOnceTestCase(unittest.TestCase):
         self.assertTrue(said.startswith("at once (cpu): "), said)
 
 
-class TwinLevelTestCase(unittest.TestCase):
-    """A twin far below its test's recent twins: its pair again.
+class RunLevelTestCase(unittest.TestCase):
+    """A run far below its side's recent runs: its pair again.
 
-    The host is a stand-in (no load); the twins' level is the real file
-    store (validity.twin_level) in a temporary registry.
+    The host is a stand-in (no load); the levels are the real file store
+    (validity.run_level) in a temporary registry, each side's seeded
+    with 5 runs at 1500.
     """
 
     def setUp(self):
         self.registry = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.registry)
         self.spec = tests_lib.resolve("quick-cpu")
-        levels = twin_level.Levels(self.registry)
-        for value in (1500, 1510, 1490, 1505, 1495):
-            levels.add(twin_level.key_of(self.spec, 1, "sequential"), value)
+        levels = run_level.Levels(self.registry)
+        for side in (run_level.NATIVE, "docker"):
+            for value in (1500, 1510, 1490, 1505, 1495):
+                levels.add(run_level.key_of(self.spec, 1, "sequential",
+                                            side), value)
 
-    def attempts(self, twins, instance=1500.0, **plan_fields):
+    def attempts(self, twins, instances=(), **plan_fields):
         """(attempts made, records, validity rows) of one test."""
         made, records, checks = [], [], []
-        twins = list(twins)
+        values = {measured_runs.NATIVE_TWIN: list(twins),
+                  measured_runs.INSTANCE: list(instances)}
         runs = _Runs()
         runs.context = {"iteration": 1}
         runs._metrics_output = lambda *args: None
 
         def measured_run(plan, at, spec, slot, role):
             made.append(at[2])
-            value = instance if role == measured_runs.INSTANCE \
-                else twins.pop(0)
-            metric = mock.Mock(value=value, unit="events/s",
-                               higher_is_better=True)
+            scripted = values[role]
+            metric = mock.Mock(value=scripted.pop(0) if scripted else 1500.0,
+                               unit="events/s", higher_is_better=True)
             return measured_runs.Outcome(role, run=mock.Mock(
                 result=mock.Mock(metrics={"events_per_s": metric})))
 
@@ -559,11 +562,16 @@ class TwinLevelTestCase(unittest.TestCase):
         host = ScriptedHost([])
         host.registry = mock.Mock(path=self.registry)
         versions = {"sysbench": "1.0.20"}
-        plan = _plan(host=host, repeats=1, versions=versions,
+        plan = _plan(host=host, repeats=1, versions=versions, cell="docker",
                      twin=measured_runs.Twin(None, "sysbench", "/tmp",
                                              versions), **plan_fields)
         runs._measure_repeat(plan, 0, 0, self.spec, checks, records, [])
         return sorted(set(made)), records, checks
+
+    def rows(self, checks, run):
+        column = tables.VALIDITY_COLUMNS.index
+        return [(row[column("disturbed")], row[column("verdicts")])
+                for row in checks if row[column("run")] == run]
 
     def test_a_slow_twin_is_measured_again_and_the_next_kept(self):
         made, records, checks = self.attempts([800.0, 1490.0])
@@ -573,26 +581,26 @@ class TwinLevelTestCase(unittest.TestCase):
         self.assertAlmostEqual(800 / 1500 - 1,
                                first[0].metadata["below_level"], places=3)
         self.assertFalse(first[0].metadata["final"])
-        column = tables.VALIDITY_COLUMNS.index
-        self.assertEqual(
-            [(tables.TWIN_SLOW, "re-measured"), ("", "used")],
-            [(row[column("disturbed")], row[column("verdicts")])
-             for row in checks if row[column("run")] == "native twin"])
+        self.assertEqual([(tables.BELOW_LEVEL, "re-measured"), ("", "used")],
+                         self.rows(checks, "native twin"))
 
-    def test_a_twin_slow_to_the_last_attempt_is_kept_flagged(self):
+    def test_a_slow_instance_is_measured_again_as_a_slow_twin_is(self):
+        # judged against its platform's own level, not native's
+        made, _, checks = self.attempts([1500.0] * 2, instances=[700.0])
+        self.assertEqual([0, 1], made)
+        self.assertEqual([(tables.BELOW_LEVEL, "re-measured"), ("", "used")],
+                         self.rows(checks, "instance"))
+
+    def test_a_run_slow_to_the_last_attempt_is_kept_flagged(self):
         made, records, checks = self.attempts([800.0, 790.0, 805.0])
         self.assertEqual([0, 1, 2], made)
         final = [r for r in records if r.metadata["final"]]
         self.assertEqual(2, len(final))
         self.assertTrue(any("below_level" in r.metadata for r in final))
-        self.assertEqual(tables.TWIN_SLOW, checks[-1][
-            tables.VALIDITY_COLUMNS.index("disturbed")])
+        self.assertEqual((tables.BELOW_LEVEL, "used"),
+                         self.rows(checks, "native twin")[-1])
 
-    def test_a_slow_instance_is_its_platform_s_and_kept(self):
-        made, _, _ = self.attempts([1500.0], instance=700.0)
-        self.assertEqual([0], made)
-
-    def test_a_bound_of_0_judges_no_twin(self):
-        made, records, _ = self.attempts([800.0], level_bound=0)
+    def test_a_bound_of_0_judges_no_run(self):
+        made, records, _ = self.attempts([800.0], [700.0], level_bound=0)
         self.assertEqual([0], made)
         self.assertFalse(any("below_level" in r.metadata for r in records))

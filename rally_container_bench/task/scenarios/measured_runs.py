@@ -9,8 +9,8 @@ host's, or a compute host's over SSH: validity.hosts); an
 attempt beside more than the limit is disturbed and measured again, up
 to a bound, unless both runs of its pair were beside the same load with
 a CPU free for it (foreign_load.alike_in_pair): it cancels in their
-ratio. So is an attempt whose twin read far below the recent twins of
-its test (validity.twin_level: the host slowed where no CPU accounting
+ratio. So is an attempt one of whose runs read far below the recent runs
+of its side (validity.run_level: the host slowed where no CPU accounting
 sees it); at the last attempt it is kept, flagged. In a synchronised
 wave every instance votes at the end of an attempt and the whole wave
 re-measures together, so N stay N at once.
@@ -30,7 +30,7 @@ from rally_container_bench.validity import clock
 from rally_container_bench.validity import cpu_pairs
 from rally_container_bench.validity import foreign_load
 from rally_container_bench.validity import hosts
-from rally_container_bench.validity import twin_level
+from rally_container_bench.validity import run_level
 from rally_container_bench.workloads import common
 from rally_container_bench.workloads import metrics
 from rally_container_bench.workloads import tools
@@ -94,8 +94,10 @@ class Plan:
     in_sequence_why: str = None
     cpus: str = None
     lead: float = at_once.FIRST_LEAD_S
-    # a twin this far below its level is measured again (0: never)
-    level_bound: float = twin_level.BOUND
+    # a run this far below its side's level is measured again (0: never);
+    # cell: the instances' platform (their side's level)
+    level_bound: float = run_level.BOUND
+    cell: str = None
 
     def mode(self, spec):
         """How a test is paired with its twin (cpu_pairs.MODES)."""
@@ -140,7 +142,7 @@ class Plan:
                    self.attempts - 1))
             if self.twin is not None and self.level_bound \
                     and self.attempts > 1:
-                facts["twin_level"] = twin_level.described(
+                facts["run_level"] = run_level.described(
                     self.level_bound, self.attempts - 1)
             facts["load_read_on"] = self.host.name
         return facts
@@ -160,7 +162,7 @@ class Outcome:
     saturated_share: float = foreign_load.SATURATED_SHARE
     skew: float = None  # at once: the instance's start after its twin's
     skewed: bool = False  # beyond cpu_pairs.skew_bound: left out
-    below_level: float = None  # a twin's twin_level.shortfall
+    below_level: float = None  # run_level.shortfall of its run
 
     @property
     def disturbed(self):
@@ -197,7 +199,7 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
                             for slot, role in enumerate(
                                 plan.roles(spec, order))]
             disturbed = _pair_disturbed(plan, outcomes)
-            slow_twin = _twin_slow(plan, spec, outcomes)
+            dipped = _below_level(plan, spec, outcomes)
             row = None
             if disturbed and attempt < plan.attempts - 1:
                 row = self._wait_for_quiet(plan, spec)
@@ -205,7 +207,7 @@ class MeasuredRunsMixin(at_once.AtOnceMixin, quiet_wait.QuietWaitMixin):
                     waits.append(row)
             # Still busy after the wait: measuring again now would only
             # be discarded again; the run stays flagged, out of verdicts.
-            again = self._remeasure(plan, at, spec, slow_twin or (
+            again = self._remeasure(plan, at, spec, dipped or (
                 disturbed and not (row and row[-1] not in (
                     quiet_wait.QUIET, quiet_wait.ROOM))))
             final = not again or attempt == plan.attempts - 1
@@ -371,21 +373,23 @@ def _pair_disturbed(plan, outcomes):
         [o.load for o in outcomes], plan.limit, plan.saturated_share)
 
 
-def _twin_slow(plan, spec, outcomes):
-    """Whether the pair's twin read far below its level (twin_level).
+def _below_level(plan, spec, outcomes):
+    """Whether a run of the pair read far below its side's level.
 
-    Sets the twin's below_level; only a watched host (its registry)
-    keeps levels, and only an attempt that can be measured again asks.
+    Sets each run's below_level (run_level); a pair on a watched host
+    (its registry keeps the levels) that can be measured again.
     """
-    twin = next((o for o in outcomes if o.role == NATIVE_TWIN), None)
     registry = getattr(plan.host, "registry", None)
-    if twin is None or twin.run is None or registry is None \
-            or plan.attempts < 2:
+    if len(outcomes) < 2 or registry is None or plan.attempts < 2:
         return False
-    twin.below_level = twin_level.judge_run(
-        registry.path, spec, plan.sync.concurrency if plan.sync else 1,
-        plan.mode(spec), twin.run.result.metrics, plan.level_bound)
-    return twin.below_level is not None
+    step = plan.sync.concurrency if plan.sync else 1
+    for outcome in outcomes:
+        if outcome.run is not None:
+            outcome.below_level = run_level.judge_run(
+                registry.path, spec, step, plan.mode(spec),
+                run_level.NATIVE if outcome.role == NATIVE_TWIN
+                else plan.cell, outcome.run.result.metrics, plan.level_bound)
+    return any(o.below_level is not None for o in outcomes)
 
 
 def plan_pairing(pairing):

@@ -229,7 +229,8 @@ class SysbenchScenarioMixin(measured_runs.MeasuredRunsMixin,
             attempts=1 + (conf.remeasure_limit if host else 0),
             tests=len(specs), repeats=repeat, quiet_wait=conf.quiet_wait,
             saturated_share=conf.saturated_load_share,
-            level_bound=conf.twin_level_bound,
+            level_bound=conf.run_level_bound,
+            cell=environment.get("driver") or type(executor).__name__,
             **measured_runs.plan_pairing(pairing))
         environment.update(plan.describe())
         self.add_environment(environment)

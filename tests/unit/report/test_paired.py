@@ -45,9 +45,9 @@ def _check(attempt, run, foreign, disturbed, verdicts, **more):
     return [row[c] for c in tables.VALIDITY_COLUMNS]
 
 
-def _slow_twin(attempt, verdicts):
-    row = _check(attempt, "native twin", 0.0, False, verdicts)
-    row[tables.VALIDITY_COLUMNS.index("disturbed")] = tables.TWIN_SLOW
+def _below(attempt, run, verdicts):
+    row = _check(attempt, run, 0.0, False, verdicts)
+    row[tables.VALIDITY_COLUMNS.index("disturbed")] = tables.BELOW_LEVEL
     return row
 
 
@@ -369,7 +369,8 @@ class PairedVerdictTestCase(unittest.TestCase):
         self.assertEqual("equivalent", row["verdict"])
         self.assertEqual({"runs": 15, "disturbed": 4, "remeasured": 4,
                           "left_out": 1, "alike": 0, "for_harness": 0,
-                          "twin_slow": 0, "twin_slow_kept": 0,
+                          "below_level_runs": 0, "below_level_twins": 0,
+                          "below_level_kept": 0,
                           "foreign_cores": 1.1}, report["disturbance"])
         (flag,) = report["steps"][0]["flags"]
         self.assertIn("4 of 15 test runs disturbed", flag)
@@ -378,30 +379,36 @@ class PairedVerdictTestCase(unittest.TestCase):
                      render.to_csv(report), render.to_json(report)):
             self.assertIn("disturbed", text)
 
-    def test_twins_below_their_level_are_counted_and_said(self):
+    def test_runs_below_their_level_are_counted_and_said(self):
         # a wave's twins at 57 % of their level with no foreign load
-        # (README command 1, 2026-12-07): measured again, one kept
+        # (README command 1, 2026-12-07): measured again, one kept; and
+        # an instance below its platform's level, measured again
         values, twins = _drifting()
         iterations = []
         for i, (v, t) in enumerate(zip(values, twins)):
             checks = [_check(1, "instance", 0.0, False, "used"),
                       _check(1, "native twin", 0.0, False, "used")]
             if i in (2, 5):
-                checks[1] = _slow_twin(1, "re-measured")
-                checks.append(_slow_twin(2, "used") if i == 5 else
-                              _check(2, "native twin", 0.0, False, "used"))
+                checks[1] = _below(1, "native twin", "re-measured")
+                checks.append(_below(2, "native twin", "used") if i == 5
+                              else _check(2, "native twin", 0.0, False,
+                                          "used"))
+            if i == 7:
+                checks[0] = _below(1, "instance", "re-measured")
             iterations.append(_iteration(_records(v, t), checks,
                                          1000 + 20 * i))
         report = comparison.build([_document(iterations)])
-        self.assertEqual((0, 3, 1), tuple(report["disturbance"][key] for key
-                                          in ("disturbed", "twin_slow",
-                                              "twin_slow_kept")))
+        self.assertEqual((0, 4, 3, 1), tuple(
+            report["disturbance"][key] for key in (
+                "disturbed", "below_level_runs", "below_level_twins",
+                "below_level_kept")))
         findings = " ".join(render.findings(report))
-        self.assertIn("Twins: 3 twin run(s) read far below their test's "
-                      "recent twins", findings)
-        self.assertIn("1 kept at the last attempt, flagged 'twin slow'",
+        self.assertIn("Dips: 4 run(s) (3 of them twins) read far below the "
+                      "recent runs of their side", findings)
+        self.assertIn("1 kept at the last attempt, flagged 'below its level'",
                       findings)
-        self.assertIn("3 twin run(s) read far below",
+        self.assertIn("4 run(s) (3 of them twins) far below their side's "
+                      "level, measured again; 1 kept, flagged",
                       " ".join(report["steps"][0]["notes"]))
 
     def test_runs_flagged_for_rallys_own_cpu_alone_are_said_so(self):

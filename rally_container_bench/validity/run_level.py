@@ -1,24 +1,29 @@
-"""A native twin far below its level: the host slowed beneath the guest.
+"""A run far below its level: the host slowed beneath the guest.
 
-A twin is native's own test on the host, the same command each time: the
-twins of one test at one step and mode on one host measure one thing
-through a task, and their recent median is the host's level. A twin
-more than BOUND below it ran while the host itself was slow, where no
-CPU accounting sees it: on the 2-vCPU CI host both twins of a wave of 2
-read 57 % of their level (827 and 835 events/s against 1452), with no
-steal, no foreign load and their own CPUs busy (a slower physical core
-under the VM), and one wave of such twins keeps a cell undecided
-(README command 1, 2026-12-07: lxc, docker and podman cpu at 2). Its
-pair is measured again, as a disturbed one is (measured_runs).
+Each side of a pair runs the same command on the same host every time:
+the twins of one test at one step and mode on one host measure one thing
+through a task, and so do one platform's instances; the recent median of
+a side's runs is its level. A run more than BOUND below it ran while the
+host itself was slow, where no CPU accounting sees it: on the 2-vCPU CI
+host both twins of a wave of 2 read 57 % of their level (827 and 835
+events/s against 1452), with no steal, no foreign load and their own
+CPUs busy (a slower physical core under the VM); such a wave kept cells
+undecided (README command 1, 2026-12-07: lxc, docker and podman cpu at
+2). Its pair is measured again, as a disturbed one is (measured_runs).
 
-Only the twin is judged: an instance's slow run may be its platform's
-own behaviour, which a verdict must keep. A twin still below its level
-at the last attempt is kept and flagged (the verdicts' dip rule,
-report.equivalence, may still leave its wave out).
+Both sides are judged, each against its own level: dips came to
+instances as often as to twins (three command-1 runs of 2026-12-07: 69
+pairs off by more than 6 % with the twin low, 67 with the instance low),
+and measuring again only the pairs of a low twin would have moved every
+verdict towards "worse" by the dips' share of their size. A platform
+whose own runs dip often has them measured again too: the report counts
+each side's (a platform far above its twins there dips of its own). A
+run still below its level at the last attempt is kept and flagged (the
+verdicts' dip rule, report.equivalence, may still leave its wave out).
 
 The levels are shared by the task's runner processes through files
 beside the host's registry of instances (foreign_load.Registry): one per
-test, step and mode, a value a line.
+test, step, mode and side, a value a line.
 """
 
 import hashlib
@@ -26,18 +31,19 @@ import json
 import os
 import statistics
 
-# How far below its level a twin is slow: twins of the CI host's
+# How far below its level a run is slow: twins of the CI host's
 # command-1 runs drifted 2-4 % through a run (2026-12-07); at 10 % the
 # cpu twins of three runs flagged 0, 3 and 9 of 57-96 each, the memory
 # twins 1-10 of 57-132 (memory read wanders more).
 BOUND = 0.10
-# Twins measured before one is judged, and the recent ones its level is
-# the median of (a slow drift moves the level along).
+# Runs of a side measured before one is judged, and the recent ones its
+# level is the median of (a slow drift moves the level along).
 HISTORY = 5
 WINDOW = 20
 # The metric a kind's level is read on (the run's result metrics).
 METRICS = {"cpu": "events_per_s", "memory": "mib_per_s"}
-DIRECTORY = "@twin-levels"  # "@": not an instance (Registry.sources)
+NATIVE = "native"
+DIRECTORY = "@levels"  # "@": not an instance (Registry.sources)
 
 
 def shortfall(value, recent, bound=BOUND):
@@ -54,22 +60,28 @@ def shortfall(value, recent, bound=BOUND):
     return change if change < -bound else None
 
 
-def key_of(spec, step, mode):
-    """A file name for a test's twins at a step and mode."""
-    text = json.dumps([spec.tool, spec.to_dict(), step, mode],
+def key_of(spec, step, mode, side):
+    """A file name for one side's runs of a test at a step and mode.
+
+    side: NATIVE for twins (every cell's twins are native's runs), else
+    the platform.
+    """
+    text = json.dumps([spec.tool, spec.to_dict(), step, mode, side],
                       sort_keys=True)
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def described(bound, times):
     """The environment's words on the check (Plan.describe)."""
-    return ("a cpu or memory test whose twin read more than %g %% below "
-            "the median of its test's recent twins on this host is "
-            "measured again, at most %d time(s)" % (100 * bound, times))
+    return ("a cpu or memory test whose run or twin read more than %g %% "
+            "below the median of that side's recent runs of it on this "
+            "host is measured again with its pair, at most %d time(s)"
+            % (100 * bound, times))
 
 
-def judge_run(registry_path, spec, step, mode, result_metrics, bound=BOUND):
-    """A twin run's shortfall below its level, or None; then kept.
+def judge_run(registry_path, spec, step, mode, side, result_metrics,
+              bound=BOUND):
+    """A run's shortfall below its side's level, or None; then kept.
 
     result_metrics: the run's parsed metrics ({name: Metric}). Only
     sysbench's cpu and memory tests have a level; bound 0 judges none.
@@ -78,12 +90,12 @@ def judge_run(registry_path, spec, step, mode, result_metrics, bound=BOUND):
     found = result_metrics.get(METRICS.get(kind))
     if not bound or found is None:
         return None
-    return Levels(registry_path).judge(key_of(spec, step, mode),
+    return Levels(registry_path).judge(key_of(spec, step, mode, side),
                                        found.value, bound)
 
 
 class Levels:
-    """The twins' values of one host in this task (registry_path's)."""
+    """The runs' values of one host in this task (registry_path's)."""
 
     def __init__(self, registry_path):
         self.path = os.path.join(registry_path, DIRECTORY)
