@@ -12,8 +12,8 @@ undecided (README command 1, 2026-12-07: lxc, docker and podman cpu at
 2). Its pair is measured again, as a disturbed one is (measured_runs).
 
 Both sides are judged, each against its own level: dips came to
-instances as often as to twins (three command-1 runs of 2026-12-07: 69
-pairs off by more than 6 % with the twin low, 67 with the instance low),
+instances as often as to twins (three command-1 runs of 2026-12-07: 67
+pairs off by more than 6 % with the twin low, 65 with the instance low),
 and measuring again only the pairs of a low twin would have moved every
 verdict towards "worse" by the dips' share of their size. A platform
 whose own runs dip often has them measured again too: the report counts
