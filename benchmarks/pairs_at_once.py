@@ -103,7 +103,7 @@ def _iteration_pairs(iteration, found):
                 (got["instance"], got["twin"], got["skew"]))
 
 
-def bare_pairs(pairs, seed, usable=None, first=0):
+def bare_pairs(pairs, seed, first=0):
     """{(BARE, mode, metric): [(side a, side b, None)]}: no harness.
 
     Each test's sysbench command as native runs it, pinned with taskset:
@@ -113,8 +113,7 @@ def bare_pairs(pairs, seed, usable=None, first=0):
     which one first alternating too. first: the number of the first pair
     (the pairs after the task go on from those before it).
     """
-    usable, siblings = usable or cpu_pairs.host_cpus()
-    pair, why = cpu_pairs.pair_of(0, 1, usable, siblings)
+    pair, why = cpu_pairs.pair_of(0, 1, *cpu_pairs.host_cpus())
     if pair is None:
         raise SystemExit("bare pairs: %s" % why)
     version = command.parse_version(subprocess.run(

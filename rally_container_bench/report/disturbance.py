@@ -135,7 +135,7 @@ def below_level_said(runs, short=False):
 
 
 def findings(runs):
-    """The findings' lines of of_run(): foreign load, twins below level."""
+    """The findings' lines of of_run(): foreign load, runs below level."""
     lines = []
     if runs.get("runs"):
         if runs["disturbed"]:
@@ -148,8 +148,9 @@ def findings(runs):
         else:
             lines.append("Foreign load: none of %d test runs disturbed."
                          % runs["runs"])
-    if below_level_said(runs):
-        lines.append("Dips: %s." % below_level_said(runs))
+    dips = below_level_said(runs)
+    if dips:
+        lines.append("Dips: %s." % dips)
     return lines
 
 
@@ -162,7 +163,7 @@ def of_run(steps):
         for key in ("runs", "disturbed", "remeasured", "left_out", "alike",
                     "for_harness", "below_level_runs", "below_level_twins",
                     "below_level_kept"):
-            total[key] += runs.get(key, 0)
+            total[key] += runs[key]
         if runs["foreign_cores"] is not None:
             foreign.append(runs["foreign_cores"])
     found = dict(total)

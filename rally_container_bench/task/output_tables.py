@@ -51,7 +51,7 @@ def validity_row(spec, attempt, outcome, verdicts):
             foreign_load.limit_for(load, outcome.limit,
                                    outcome.saturated_share), 3),
         "yes" if outcome.disturbed else
-        BELOW_LEVEL if getattr(outcome, "below_level", None) is not None else
+        BELOW_LEVEL if outcome.below_level is not None else
         ("no" if load else ""),
         "" if clock.get("ratio") is None else round(clock["ratio"], 5),
         "yes" if clock.get("mismatch") else ("no" if clock else ""),

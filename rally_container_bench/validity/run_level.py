@@ -31,6 +31,8 @@ import json
 import os
 import statistics
 
+from rally_container_bench.validity import cpu_pairs
+
 # How far below its level a run is slow: twins of the CI host's
 # command-1 runs drifted 2-4 % through a run (2026-12-07); at 10 % the
 # cpu twins of three runs flagged 0, 3 and 9 of 57-96 each, the memory
@@ -86,8 +88,7 @@ def judge_run(registry_path, spec, step, mode, side, result_metrics,
     result_metrics: the run's parsed metrics ({name: Metric}). Only
     sysbench's cpu and memory tests have a level; bound 0 judges none.
     """
-    kind = spec.label.split(".")[0] if spec.tool == "sysbench" else None
-    found = result_metrics.get(METRICS.get(kind))
+    found = result_metrics.get(METRICS.get(cpu_pairs.kind_of(spec)))
     if not bound or found is None:
         return None
     return Levels(registry_path).judge(key_of(spec, step, mode, side),
