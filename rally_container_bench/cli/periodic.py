@@ -95,8 +95,9 @@ def _gate(args):
     from rally_container_bench.report import gate
     thresholds = gate.Thresholds.load(args.thresholds)
     baseline, candidate = documents(args.baseline, args.candidate)
+    history = [[doc] for doc in documents(*args.history)]
     findings, only, failed = gate.compare([baseline], [candidate],
-                                          thresholds)
+                                          thresholds, history)
     print(gate.format_findings(findings, only, failed,
                                everything=args.all))
     note = diff.made_by_note([baseline], [candidate])
@@ -178,7 +179,9 @@ def add_parsers(sub):
     p.add_argument("--thresholds", metavar="YAML",
                    help="per-metric thresholds (default: 10 %% for all)")
     p.add_argument("--trend", type=int, default=10, metavar="N",
-                   help="trends over the last N runs (default 10)")
+                   help="trends over the last N runs (default 10); the "
+                   "gate reads the host's drift between runs from those "
+                   "before this one (6 or more)")
     p.add_argument("--promote", action="store_true",
                    help="make this run the baseline afterwards")
     p.add_argument("--promote-if-missing", action="store_true",
@@ -206,6 +209,12 @@ def add_parsers(sub):
     p.add_argument("--thresholds", metavar="YAML")
     p.add_argument("--all", action="store_true",
                    help="list every comparison, not only regressions")
+    p.add_argument("--history", action="append", default=[],
+                   metavar="RUN_JSON",
+                   help="an earlier run of the job (repeated, oldest first; "
+                   "the baseline may be one): given 6 or more, a threshold "
+                   "is at least the host's drift between runs, measured "
+                   "on them")
     p.set_defaults(func=_gate)
 
     p = sub.add_parser("diff", help="a run against another of the same "

@@ -54,15 +54,19 @@ def baseline_of(rally, options, store, run_dir, log):
     return _load(options.baseline), os.path.abspath(options.baseline)
 
 
-def gate_run(options, run_dir, log, baseline, where):
-    """True when the gate found a regression; writes gate.txt/.json."""
+def gate_run(options, run_dir, log, baseline, where, earlier=()):
+    """True when the gate found a regression; writes gate.txt/.json.
+
+    earlier: the documents of the job's runs before this one, oldest
+    first: the host's drift between them raises a threshold
+    (report.drift).
+    """
     if baseline is None:
         return False
     thresholds = gate.Thresholds.load(options.thresholds)
-    findings, only, failed = gate.compare(
-        [baseline], [_load(os.path.join(run_dir, "rally.json"))],
-        thresholds)
     candidate = _load(os.path.join(run_dir, "rally.json"))
+    findings, only, failed = gate.compare(
+        [baseline], [candidate], thresholds, [[doc] for doc in earlier])
     note = diff.made_by_note([baseline], [candidate])
     text = gate.format_findings(findings, only, failed) + (
         "\n" + note if note else "")
@@ -76,8 +80,14 @@ def gate_run(options, run_dir, log, baseline, where):
                    "only": {k: [list(key) for key in v]
                             for k, v in only.items()},
                    "made_by_changes": diff.made_by_changes([baseline],
-                                                           [candidate])},
+                                                           [candidate]),
+                   "earlier_runs": len(earlier)},
                   f, indent=2)
+    drifted = sum(f.drift is not None for f in findings)
+    if drifted:
+        text += ("\n%d threshold(s) raised to the host's drift between "
+                 "the %d earlier runs (gate.txt lists them)"
+                 % (drifted, len(earlier)))
     log("gate against %s:\n%s" % (where, text))
     return any(f.regressed for f in findings)
 
@@ -96,26 +106,44 @@ def recent_runs(options, store):
             for name in previous_runs(options.results, options.trend)]
 
 
-def trend_run(rally, options, run_dir, log, store=None):
-    runs = recent_runs(options, store)
+def load_runs(rally, options, store=None):
+    """[(label, document, sources)] of the last runs, this one too.
+
+    sources: the run's Rally tasks (the database's), or its rally.json.
+    """
+    found = []
+    scratch = tempfile.mkdtemp(prefix="rcbench-trends-")
+    try:
+        for label, source in recent_runs(options, store):
+            if isinstance(source, list):  # the run's Rally tasks
+                found.append((label, store.document(
+                    rally, source, os.path.join(scratch, label + ".json")),
+                    source))
+            else:
+                found.append((label, _load(source), [source]))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return found
+
+
+def earlier(runs, run_dir, uuids):
+    """The documents of runs (load_runs) made before this run.
+
+    Oldest first; not its directory, nor its Rally tasks.
+    """
+    this = os.path.basename(os.path.normpath(run_dir))
+    return [document for label, document, sources in runs
+            if label != this and not set(sources) & set(uuids or ())]
+
+
+def trend_run(rally, run_dir, log, runs):
+    """trends.html and trends.md over runs (load_runs)."""
     if len(runs) < 2:
         log("trends: %d run(s) so far, nothing to draw" % len(runs))
         return
-    documents, sources = [], []
-    scratch = tempfile.mkdtemp(prefix="rcbench-trends-")
-    try:
-        for label, source in runs:
-            if isinstance(source, list):  # the run's Rally tasks
-                documents.append((label, store.document(
-                    rally, source, os.path.join(scratch, label + ".json"))))
-                sources += source
-            else:
-                documents.append((label, _load(source)))
-                sources.append(source)
-        rally.export(sources, "trends-html-static",
-                     os.path.join(run_dir, "trends.html"))
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    documents = [(label, document) for label, document, _ in runs]
+    rally.export([source for _, _, sources in runs for source in sources],
+                 "trends-html-static", os.path.join(run_dir, "trends.html"))
     with open(os.path.join(run_dir, "trends.md"), "w") as f:
         f.write(trends.markdown(documents))
     log("trends over %d runs: %s" % (len(runs), os.path.join(

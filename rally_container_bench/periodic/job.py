@@ -268,8 +268,10 @@ def _run(options, log, now, store):
             return BROKEN
     baseline, where = history.baseline_of(rally, options, store, run_dir,
                                           log)
-    regressed = history.gate_run(options, run_dir, log, baseline, where)
-    history.trend_run(rally, options, run_dir, log, store)
+    runs = history.load_runs(rally, options, store)
+    regressed = history.gate_run(options, run_dir, log, baseline, where,
+                                 history.earlier(runs, run_dir, uuids))
+    history.trend_run(rally, run_dir, log, runs)
     missing = (not store.baseline()) if store else (
         options.baseline and not os.path.isfile(options.baseline))
     if (store or options.baseline) and (

@@ -21,6 +21,11 @@ its levels, 0 and 1 by its pairs; native's level, which no pair
 cancels, 2 and 5 (the host's drift between the cells: SD 2.5 % and
 4.3 %).
 
+Where earlier runs of the same job are given (drift_of, report.drift), a
+cell's floor is at least the host's drift between runs, read from them:
+two quickstart runs of one day, 11 h apart, failed a 5 % floor on
+native's levels (+8.3 % cpu at 2, +7.1 % memory read), each at p < 0.001.
+
 The periodic job's gate is this with per-metric floors from a thresholds
 file (report.gate). Pure: numpy and scipy.stats.
 """
@@ -33,6 +38,7 @@ from scipy import stats
 
 from rally_container_bench.core import provenance
 from rally_container_bench.report import disturbance
+from rally_container_bench.report import drift as drift_lib
 from rally_container_bench.report import equivalence
 from rally_container_bench.report import placement
 from rally_container_bench.report import results
@@ -49,8 +55,8 @@ SEED = 20151020  # any fixed value: the same runs give the same p
 Change = collections.namedtuple(
     "Change", "metric unit higher_is_better platform concurrency "
               "baseline_mean candidate_mean n_baseline n_candidate ratio "
-              "ci_low ci_high p_value floor verdict note against_twins",
-    defaults=(False,))
+              "ci_low ci_high p_value floor verdict note against_twins drift",
+    defaults=(False, None))
 
 
 def _mean_log_difference(x, y, axis=-1):
@@ -137,11 +143,21 @@ OFF_HOST = ("no native twin on the instance's host: the gate does not "
             "judge this cell (give compute_hosts)")
 
 
-def compare(baseline_docs, candidate_docs, floor_of=None, ignored=None):
+def gated_values(documents):
+    """({key: level values}, {key: ratios to twins}): what compare reads."""
+    values, _, collected = _values(documents)
+    return values, _against_twins(collected)
+
+
+def compare(baseline_docs, candidate_docs, floor_of=None, ignored=None,
+            drift_of=None):
     """([Change], keys only one run has, {key: candidate's failed}).
 
     floor_of(metric) -> fraction (default DEFAULT_FLOOR); ignored(metric)
-    -> True to leave a metric out.
+    -> True to leave a metric out; drift_of: {(kind, key):
+    report.drift.Drift} of earlier runs, where its floor is the higher
+    (kind "paired" for a cell compared by its ratios to its twins, else
+    "level").
     """
     base, _, base_collected = _values(baseline_docs)
     cand, meta, collected = _values(candidate_docs)
@@ -163,8 +179,18 @@ def compare(baseline_docs, candidate_docs, floor_of=None, ignored=None):
         if paired:
             before, after = base_pairs[key], cand_pairs[key]
             unit = "x native"
+        drift = (drift_of or {}).get(
+            (drift_lib.PAIRED if paired else drift_lib.LEVEL, key))
+        if drift is not None and drift.floor > floor:
+            floor = drift.floor
+        else:
+            drift = None
         ratio, low, high, p, verdict, note = change(
             after, before, higher, floor)
+        if drift is not None and verdict == "no change" and p is not None \
+                and abs(math.log(ratio)) <= math.log1p(floor):
+            note = "within the host's drift between runs (%s)" % (
+                drift_lib.describe(drift))
         if (platform, concurrency) in off_host:
             verdict, note = "not tested", OFF_HOST
         elif paired:
@@ -172,7 +198,7 @@ def compare(baseline_docs, candidate_docs, floor_of=None, ignored=None):
         found.append(Change(metric, unit, higher, platform, concurrency,
                             float(np.mean(before)), float(np.mean(after)),
                             len(before), len(after), ratio, low, high, p,
-                            floor, verdict, note, paired))
+                            floor, verdict, note, paired, drift))
     only = {"baseline": sorted(set(base) - set(cand)),
             "candidate": sorted(set(cand) - set(base))}
     failed = {key: n for key, n in collected.failed.items() if n}

@@ -8,6 +8,12 @@ baseline by more than its threshold AND the difference is significant
 unproven change (too few iterations), does not fail the gate; the report
 says which it was. A platform paired with native twins in both runs is
 judged by its cost against them (report.diff), native by its level.
+Given the job's earlier runs, a cell's threshold is at least the host's
+drift between runs, measured on them (report.drift): what moves the
+host between two nights is not a regression of what was upgraded. The
+instrument check's cells (native against its own twin, and native with
+a known share of its CPU withheld) are shown, never gated: the known
+effect is the harness's own, and the A/A moving is the host's noise.
 
 Thresholds come from a small YAML file (etc/periodic/thresholds.yaml):
 
@@ -24,15 +30,20 @@ import fnmatch
 import yaml
 
 from rally_container_bench.report import diff
+from rally_container_bench.report import drift as drift_lib
+from rally_container_bench.report import instrument
 
 DEFAULT_THRESHOLD = 0.10
 # A finding of a platform's cost against its native twins (report.diff)
 PAIRED = "against its twins"
+NOT_GATED = "the instrument check: shown, not gated"
 
+# drift: the threshold came from the host's drift between the earlier
+# runs ({"floor", "sd", "runs"}), else None
 Finding = collections.namedtuple(
     "Finding", "metric unit platform concurrency baseline_mean "
                "candidate_mean change ci_low ci_high p_value threshold "
-               "regressed verdict note")
+               "regressed verdict note drift", defaults=(None,))
 
 
 class GateError(ValueError):
@@ -95,19 +106,26 @@ def _fraction(value, where):
     return float(value)
 
 
-def compare(baseline_docs, candidate_docs, thresholds):
+def compare(baseline_docs, candidate_docs, thresholds, history=()):
     """(findings, keys only one run has, candidate's failed iterations).
 
     A finding per (metric, platform, concurrency) in both runs,
-    regressions first.
+    regressions first. history: the job's earlier runs (each a list of
+    documents, oldest first), whose drift raises a threshold.
     """
     changes, only, failed = diff.compare(
         baseline_docs, candidate_docs, floor_of=thresholds.of,
-        ignored=thresholds.ignored)
+        ignored=thresholds.ignored, drift_of=drift_of(history))
     findings = [_finding(c) for c in changes]
     findings.sort(key=lambda f: (not f.regressed, f.metric, f.platform,
                                  f.concurrency))
     return findings, only, failed
+
+
+def drift_of(history):
+    """{(kind, key): report.drift.Drift} of earlier runs' documents."""
+    return drift_lib.floors([drift_lib.run_means(*diff.gated_values(docs))
+                             for docs in history])
 
 
 def _finding(c):
@@ -119,14 +137,18 @@ def _finding(c):
         low, high = sorted(sign * (bound - 1)
                            for bound in (c.ci_low, c.ci_high))
     note = None
+    gated = c.platform not in instrument.PLATFORMS
     if c.verdict == "not tested":
         note = c.note
+    elif not gated:
+        note = NOT_GATED
     elif c.against_twins:
         note = PAIRED
     return Finding(c.metric, c.unit, c.platform, c.concurrency,
                    c.baseline_mean, c.candidate_mean, change, low, high,
-                   c.p_value, c.floor, c.verdict == "worse", c.verdict,
-                   note)
+                   c.p_value, c.floor, gated and c.verdict == "worse",
+                   c.verdict, note,
+                   c.drift._asdict() if c.drift is not None else None)
 
 
 def format_findings(findings, only, failed, everything=False):
@@ -163,8 +185,11 @@ def format_findings(findings, only, failed, everything=False):
 
 def _result(finding):
     said = "REGRESSION" if finding.regressed else finding.verdict
-    if finding.note == PAIRED:
-        return "%s (%s)" % (said, PAIRED)
+    if finding.drift is not None:
+        said += " (limit: the host's drift, from %d runs)" % (
+            finding.drift["runs"])
+    if finding.note in (PAIRED, NOT_GATED):
+        return "%s (%s)" % (said, finding.note)
     if finding.note:
         return "not tested: " + finding.note
     return said

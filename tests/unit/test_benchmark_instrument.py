@@ -58,3 +58,18 @@ class InstrumentCheckFiguresTestCase(unittest.TestCase):
         self.assertEqual((0, 0), (found["gate_failed"],
                                   found["gate_level_failed"]))
         self.assertLess(found["level_moved_sd"], 0.02)
+
+    def test_native_s_level_gated_with_the_drift_of_the_runs_before(self):
+        # the host 12 % slower in every other cell, eight cells: the two
+        # candidates with six earlier runs have that drift in them
+        found = self.figures([1.0, 0.88] * 4)
+        self.assertEqual(4, found["gate_level_failed"])
+        self.assertEqual((2, 0), (found["drift_pairs"],
+                                  found["drift_level_failed"]))
+        self.assertGreater(found["drift_floor"], 0.12)
+
+    def test_a_host_that_falls_once_after_quiet_runs_still_fails(self):
+        # what no history foretells: the first fall of a steady host
+        found = self.figures([1.0] * 7 + [0.88])
+        self.assertEqual((2, 1), (found["drift_pairs"],
+                                  found["drift_level_failed"]))

@@ -64,6 +64,26 @@ class ValidateTestCase(unittest.TestCase):
         self.assertEqual([], periodic_history.previous_runs(self._tmp.name, 0))
         self.assertEqual([], periodic_history.previous_runs("/no/such/dir", 5))
 
+    def test_the_gate_s_earlier_runs_leave_this_run_out(self):
+        # the results directory's runs (this one among them), and the
+        # database's (this run's Rally tasks among them)
+        for name, content in (("20261101T020000Z", '{"tasks": [1]}'),
+                              ("20261102T020000Z", '{"tasks": [2]}'),
+                              ("20261103T020000Z", '{"tasks": [3]}')):
+            os.makedirs(os.path.join(self._tmp.name, name))
+            with open(os.path.join(self._tmp.name, name, "rally.json"),
+                      "w") as f:
+                f.write(content)
+        runs = periodic_history.load_runs(None, self.options(trend=10))
+        self.assertEqual(3, len(runs))
+        this = os.path.join(self._tmp.name, "20261103T020000Z") + "/"
+        self.assertEqual([{"tasks": [1]}, {"tasks": [2]}],
+                         periodic_history.earlier(runs, this, ["u3"]))
+        stored = [("a", {"tasks": [1]}, ["u1"]),
+                  ("b", {"tasks": [2]}, ["u2", "u3"])]
+        self.assertEqual([{"tasks": [1]}], periodic_history.earlier(
+            stored, os.path.join(self._tmp.name, "c"), ["u3"]))
+
     def test_promote_copies_the_run(self):
         run_dir = os.path.join(self._tmp.name, "20261101T020000Z")
         os.makedirs(run_dir)

@@ -5,10 +5,12 @@ import copy
 import unittest
 
 from rally_container_bench.report import gate
+from rally_container_bench.report import instrument
 from tests.unit.report.test_comparison import load
 from tests.unit.report.test_comparison import RUN_OF_2
 from tests.unit.report.test_comparison import RUN_OF_4
 from tests.unit.report.test_comparison import workloads
+from tests.unit.report import test_instrument
 
 CPU = "sysbench.cpu.events_per_s"
 
@@ -106,6 +108,86 @@ class GateTestCase(unittest.TestCase):
             with self.subTest(data=data):
                 with self.assertRaisesRegex(gate.GateError, message):
                     gate.Thresholds.from_dict(data)
+
+    def history(self, levels):
+        """Earlier runs of the job: the base run with native at levels."""
+        return [[scaled(self.base, "native", level)] for level in levels]
+
+    def test_the_host_s_drift_between_earlier_runs_raises_a_threshold(self):
+        # native 7 % slower: beyond its 5 %, significant, a regression
+        # by one baseline; but the host's level moved that much between
+        # the job's earlier runs, and the finding says whose limit it is
+        slower = scaled(self.base, "native", 0.93)
+        found, _ = self.regressions(slower)
+        self.assertIn((CPU, "native", 1), found)
+        findings, _, _ = gate.compare(
+            [self.base], [slower], self.limits,
+            self.history([1.0, 1.08, 0.95, 1.06, 0.93, 1.04, 0.97]))
+        native = next(f for f in findings
+                      if (f.metric, f.platform, f.concurrency)
+                      == (CPU, "native", 1))
+        self.assertFalse(native.regressed)
+        self.assertEqual("no change", native.verdict)
+        self.assertGreater(native.threshold, 0.07)
+        self.assertEqual(7, native.drift["runs"])
+        self.assertIn("limit: the host's drift, from 7 runs",
+                      gate.format_findings(findings, {}, {},
+                                           everything=True))
+        # a cell whose earlier runs held still keeps its threshold
+        docker = next(f for f in findings
+                      if (f.metric, f.platform, f.concurrency)
+                      == (CPU, "docker-runc", 1))
+        self.assertIsNone(docker.drift)
+        self.assertEqual(0.05, docker.threshold)
+
+    def test_a_slowdown_beyond_the_drift_still_fails(self):
+        findings, _, _ = gate.compare(
+            [self.base], [scaled(self.base, "native", 0.6)], self.limits,
+            self.history([1.0, 1.08, 0.95, 1.06, 0.93, 1.04, 0.97]))
+        native = next(f for f in findings
+                      if (f.metric, f.platform, f.concurrency)
+                      == (CPU, "native", 1))
+        self.assertTrue(native.regressed)
+        self.assertIsNotNone(native.drift)
+
+    def test_fewer_earlier_runs_than_the_drift_needs_change_nothing(self):
+        slower = scaled(self.base, "native", 0.93)
+        found, _ = self.regressions(slower)
+        findings, _, _ = gate.compare([self.base], [slower], self.limits,
+                                      self.history([1.0, 1.08, 0.95]))
+        self.assertEqual(found, [(f.metric, f.platform, f.concurrency)
+                                 for f in findings if f.regressed])
+
+    def test_the_instrument_check_is_shown_never_gated(self):
+        def run(aa, slowed):
+            return {"tasks": [{"uuid": "t", "subtasks": [{"workloads": [
+                test_instrument.workload(instrument.AA, test_instrument.noisy(
+                    aa, 0.003, 1), 1),
+                test_instrument.workload(
+                    instrument.SLOWED, test_instrument.noisy(
+                        slowed, 0.003, 2), 2,
+                    [("known_withheld", 0.097)])]}]}]}
+        findings, _, _ = gate.compare([run(1.0, 0.9)], [run(0.8, 0.7)],
+                                      self.limits)
+        mine = [f for f in findings if f.metric == CPU
+                and f.platform in instrument.PLATFORMS]
+        self.assertEqual(set(instrument.PLATFORMS),
+                         {f.platform for f in mine})
+        for f in mine:
+            self.assertEqual("worse", f.verdict)
+            self.assertFalse(f.regressed)
+            self.assertEqual(gate.NOT_GATED, f.note)
+        self.assertIn("worse (%s)" % gate.NOT_GATED, gate.format_findings(
+            findings, {}, {}, everything=True))
+
+    def test_the_shipped_thresholds_hold_every_phase_in_its_band(self):
+        import os
+        limits = gate.Thresholds.load(os.path.join(
+            os.path.dirname(__file__), "..", "..", "..", "etc", "periodic",
+            "thresholds.yaml"))
+        for phase in ("build", "network", "network/ping", "build+network",
+                      "delete", "boot-and-delete", "guest_boot"):
+            self.assertEqual(0.25, limits.of(phase), phase)
 
     def test_the_shipped_thresholds_load(self):
         import os
