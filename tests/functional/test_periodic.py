@@ -16,9 +16,9 @@ baseline. What it refuses before anything boots (bad connection strings,
 a foreign schema): tests/functional/test_bad_periodic_input.py, beside
 the other functional tests.
 
-Why ~2.5 min: four whole runs of the pipeline (each a Rally task and every
-export), two at a time: the gate of the second pair reads the baseline
-the first left in the database.
+Why ~3 min: four whole runs of the pipeline (each a Rally task and every
+export), the two first ones at once: the gate of the two after them
+reads the baseline the first left in the database.
 """
 
 import concurrent.futures
@@ -89,19 +89,19 @@ class PeriodicJobTestCase(unittest.TestCase):
         cls.homes = []
         # Two jobs' first runs at once on the empty database (both make
         # its schema and env, both promote: each keeps its own baseline);
-        # then job-a's unchanged rerun beside its slowed
-        # run. The slowed run's containers hold a fifth of a CPU, so the
-        # rerun beside it keeps its throughput; the baseline, measured
-        # beside job-b's run, can only read lower than a run alone, and a
-        # faster run is no regression.
+        # then job-a's unchanged rerun alone, then its slowed run. Not
+        # the rerun beside the slowed run: that one's containers hold a
+        # fifth of a CPU, but its native twins a whole one, and with the
+        # baseline's pairs disturbed by job-b's run the other way the
+        # unchanged rerun read 27 % worse against its twins, p 0.029
+        # (2026-12-07): a failed gate from two runs' neighbours.
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             first = pool.submit(cls.periodic, "job-a", "--promote-if-missing")
             other = pool.submit(cls.periodic, "job-b", "--promote-if-missing")
             cls.runs = [first.result()]
             other = other.result()
-            rerun = pool.submit(cls.periodic, "job-a")
-            slowed = pool.submit(cls.periodic, "job-a", slow=True)
-            cls.runs += [rerun.result(), slowed.result(), other]
+        rerun = cls.periodic("job-a")
+        cls.runs += [rerun, cls.periodic("job-a", slow=True), other]
 
     @classmethod
     def tearDownClass(cls):
@@ -156,9 +156,11 @@ class PeriodicJobTestCase(unittest.TestCase):
         baseline = json.loads(self.read(self.runs[0], "run.json"))
         gate_json = json.loads(self.read(self.runs[1], "gate.json"))
         self.assertIn(baseline["rally_task"], gate_json["baseline"])
-        # trends over both runs, read from the database (and the slowed
-        # run's, when it finished first: it runs beside this one)
-        self.assertRegex(proc.stdout, r"trends over [23] runs")
+        # trends over both runs, read from the database; the gate's
+        # earlier runs are the baseline alone (no drift from one run)
+        self.assertIn("trends over 2 runs", proc.stdout)
+        self.assertEqual(1, gate_json["earlier_runs"])
+        self.assertFalse([f for f in gate_json["findings"] if f["drift"]])
         self.assertTrue(os.path.getsize(os.path.join(run_dir,
                                                      "trends.html")))
         trends_md = self.read(self.runs[1], "trends.md")
@@ -192,7 +194,7 @@ class PeriodicJobTestCase(unittest.TestCase):
                 json.loads(self.read(self.runs[2], "rally.json")))
             for iteration in workload["data"]))
         self.assertEqual("0.2", env["cpu_limit"])
-        self.assertRegex(proc.stdout, r"trends over [23] runs")
+        self.assertIn("trends over 3 runs", proc.stdout)
 
     def test_a_second_job_at_once_keeps_its_own_baseline(self):
         proc, _ = self.runs[3]
