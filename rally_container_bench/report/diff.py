@@ -91,7 +91,10 @@ def change(candidate, baseline, higher_is_better, floor=DEFAULT_FLOOR,
     half = stats.t.ppf(1 - alpha / 2, df) * se if se else 0.0
     p = permutation_p(x, y)
     ratio = math.exp(d)
-    beyond = abs(d) > math.log1p(floor)
+    # the change as the reports print it (ratio - 1): a throughput 27 %
+    # lower is within a 30 % floor, as its "worse by +27.4 %" reads (in
+    # logs, -0.317 was beyond log(1.3), and a 30 % floor held 23 %)
+    beyond = abs(math.expm1(d)) > floor
     if p < alpha and beyond:
         verdict = "better" if (d > 0) == higher_is_better else "worse"
         note = None
@@ -188,7 +191,7 @@ def compare(baseline_docs, candidate_docs, floor_of=None, ignored=None,
         ratio, low, high, p, verdict, note = change(
             after, before, higher, floor)
         if drift is not None and verdict == "no change" and p is not None \
-                and abs(math.log(ratio)) <= math.log1p(floor):
+                and abs(ratio - 1) <= floor:
             note = "within the host's drift between runs (%s)" % (
                 drift_lib.describe(drift))
         if (platform, concurrency) in off_host:

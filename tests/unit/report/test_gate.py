@@ -73,6 +73,21 @@ class GateTestCase(unittest.TestCase):
             gate.Thresholds.from_dict({"default": 0.10}))
         self.assertEqual([], found)
 
+    def test_a_threshold_holds_the_change_as_the_gate_prints_it(self):
+        # "worse by" is 1 - ratio for a throughput: 27 % lower is within
+        # a 30 % threshold (by logs it was beyond, a 30 % one held 23 %)
+        limits = gate.Thresholds.from_dict({"metrics": {CPU: 0.30}})
+        for factor, regressed in ((0.73, False), (0.67, True)):
+            with self.subTest(factor=factor):
+                found, findings = self.regressions(
+                    scaled(self.base, "docker", factor), limits)
+                cpu = next(f for f in findings if (
+                    f.metric, f.platform, f.concurrency) == (
+                        CPU, "docker-runc", 1))
+                self.assertAlmostEqual(1 - factor, cpu.change, places=6)
+                self.assertLess(cpu.p_value, 0.05)
+                self.assertEqual(regressed, cpu.regressed)
+
     def test_faster_is_never_a_regression(self):
         found, findings = self.regressions(scaled(self.base, "docker", 2.0))
         self.assertEqual([], found)
