@@ -5,7 +5,7 @@ Within one run the permutation test sees only that run's spread. Two runs
 hours apart also differ by what moved the host between them: on a 2-core
 VM native's level moved between consecutive quickstart runs by up to 8 %
 (cpu at 2) and 7 % (memory read), and boot-and-delete by up to 21 %, at
-p < 0.05 each time, on the same measurement code (2026-12-07). No
+p < 0.05 each time, with the same engines and tests (2026-12-07). No
 number of iterations inside a run shows that; the runs before it do.
 
 Each earlier run gives one value per gated cell: the mean log of what the
