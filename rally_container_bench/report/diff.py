@@ -190,10 +190,6 @@ def compare(baseline_docs, candidate_docs, floor_of=None, ignored=None,
             drift = None
         ratio, low, high, p, verdict, note = change(
             after, before, higher, floor)
-        if drift is not None and verdict == "no change" and p is not None \
-                and abs(ratio - 1) <= floor:
-            note = "within the host's drift between runs (%s)" % (
-                drift_lib.describe(drift))
         if (platform, concurrency) in off_host:
             verdict, note = "not tested", OFF_HOST
         elif paired:

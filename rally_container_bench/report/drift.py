@@ -62,9 +62,3 @@ def floors(runs, min_runs=MIN_RUNS):
             math.expm1(stats.t.ppf(0.95, len(values) - 2) * sd), sd,
             len(values))
     return found
-
-
-def describe(drift):
-    """"+-9.1 %, from 10 earlier runs", for a note."""
-    return "+-%.1f %%, from %d earlier runs" % (
-        100 * drift.floor, drift.runs)
