@@ -38,13 +38,14 @@ fi
 # The tests' too: fio, iperf3, wrk, nginx-light (the other workloads: the
 # network ones' clients run here, and natively their servers too);
 # gcc..libtool (sysbench 0.4.12, KEK's version, built from source);
-# genisoimage (the cloud image stand-in's cloud-init seed); runsc (gVisor);
+# genisoimage and fdisk (the cloud image stand-in's cloud-init seed and its
+# partition table: sfdisk is not essential in bookworm); runsc (gVisor);
 # chromium (the tests open the comparison report in it, headless);
 # postgresql (the periodic job's shared database). containerd also runs on
 # its own for the lifecycle runtimes containerd / cri-containerd.
 if [ "$what" = all ]; then
     packages+=(fio iperf3 wrk nginx-light gcc make autoconf automake libtool
-               genisoimage runsc chromium postgresql)
+               genisoimage fdisk runsc chromium postgresql)
 fi
 
 missing=()

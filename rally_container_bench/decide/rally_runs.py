@@ -192,6 +192,7 @@ def yield_kind(args):
 def _follow(proc, rally, log_path, offset, progress, plan, watch=None):
     uuid, done = None, 0
     stop = BudgetStop(rally, progress, log_path)
+    pace = Pace(plan)
     while True:
         try:
             finished = proc.wait(timeout=1) is not None
@@ -213,8 +214,64 @@ def _follow(proc, rally, log_path, offset, progress, plan, watch=None):
                          if where is not None else {}))
         if finished:
             break
-        stop.check(uuid)
+        pace.at(where)
+        stop.check(uuid, pace)
     return uuid, proc.returncode, stop.sent
+
+
+class Pace:
+    """How long the round's workloads take, from those that ended.
+
+    Seconds per wave (a workload's iterations over its concurrency), by
+    platform; a platform not seen yet in the round takes the median of
+    those seen. Nothing is expected before a workload ended.
+    """
+
+    def __init__(self, plan, clock=time.monotonic):
+        self.plan, self.clock = plan, clock
+        self.index, self.since = 0, clock()
+        self.per_wave = {}
+
+    def at(self, index):
+        """The round runs workload index now: the ones before it ended."""
+        if index is None or index <= self.index:
+            return
+        now = self.clock()
+        # several ended within one poll: none of them is timed
+        if index == self.index + 1 and self.index < len(self.plan):
+            cell = self.plan[self.index]
+            self.per_wave.setdefault(cell[0], []).append(
+                (now - self.since) / waves(cell))
+        self.index, self.since = index, now
+
+    def expected_s(self, cell):
+        seen = self.per_wave.get(cell[0])
+        if not seen:
+            seen = sorted(rate for rates in self.per_wave.values()
+                          for rate in rates)
+            seen = seen[len(seen) // 2:len(seen) // 2 + 1]
+        if not seen:
+            return None
+        return waves(cell) * sum(seen) / len(seen)
+
+    def next_ends_in(self):
+        """(the next workload, seconds until it would end) or None.
+
+        None: no next workload, or nothing to expect it from yet.
+        """
+        if self.index + 1 >= len(self.plan):
+            return None
+        running, following = self.plan[self.index:self.index + 2]
+        now_s, next_s = self.expected_s(running), self.expected_s(following)
+        if now_s is None or next_s is None:
+            return None
+        return following, max(0.0, now_s - (self.clock() - self.since)) \
+            + next_s
+
+
+def waves(cell):
+    """A plan entry's waves: its iterations over its concurrency."""
+    return max(1, -(-cell[3] // max(1, cell[1])))
 
 
 class BudgetStop:
@@ -223,9 +280,13 @@ class BudgetStop:
     ``rally task abort --soft``: the workload running goes on to its end
     (its iterations are not cut, so none fails for the budget's sake), no
     other starts, and the reports of what finished are written. Round 1
-    is run whole otherwise (no estimate exists before it): beside other
-    work its re-measures and waits for quiet took it far past a budget
-    (the quickstart under two CPU hogs, 2026-11-28).
+    has no estimate before it: beside other work its re-measures and
+    waits for quiet took it far past a budget (the quickstart under two
+    CPU hogs, 2026-11-28). So it also ends before a workload that would
+    end past the budget at the round's own pace (Pace): on a fresh
+    machine whose CPUs were 5-8 % stolen, round 1 went on to a workload
+    that started with 32 s left and took 50 (2026-12-08: 528 s of a
+    468 s budget, command 1 10:57 of its 10 minutes).
     """
 
     # Rally refuses an abort while it validates the task: tried again.
@@ -236,17 +297,28 @@ class BudgetStop:
         self.sent = False
         self.tried = None
 
-    def check(self, uuid):
-        if self.sent or uuid is None or self.progress.left() > 0:
+    def check(self, uuid, pace=None):
+        if self.sent or uuid is None:
+            return
+        left = self.progress.left()
+        ahead = pace.next_ends_in() if pace is not None else None
+        if left > 0 and (ahead is None or ahead[1] <= left):
             return
         now = time.monotonic()
         if self.tried is not None and now - self.tried < self.RETRY_S:
             return
-        if self.tried is None:
+        if self.tried is None and left <= 0:
             self.progress.say(
                 "budget of %s spent: the round ends after the workload it "
                 "runs (rally task abort --soft %s)"
                 % (minutes(self.progress.budget), uuid))
+        elif self.tried is None:
+            self.progress.say(
+                "budget: %s left, and %s at %d would end in %s at this "
+                "round's pace: the round ends after the workload it runs "
+                "(rally task abort --soft %s)"
+                % (minutes(left), ahead[0][0], ahead[0][1],
+                   minutes(ahead[1]), uuid))
         self.tried = now
         with open(self.log_path, "a") as log:
             self.sent = 0 == subprocess.call(

@@ -36,6 +36,10 @@ PACKAGES = ("linux-image-cloud-amd64", "initramfs-tools", "systemd-sysv",
 USER = "debian"  # Debian's cloud.cfg default_user
 DISK_MB = 2048
 PART_START = 1 << 20  # bytes: the partition starts at 1 MiB
+# what the build runs on this host, and Debian's package of each
+TOOLS = (("mmdebstrap", "mmdebstrap"), ("sfdisk", "fdisk"),
+         ("mkfs.ext4", "e2fsprogs"), ("losetup", "mount"),
+         ("qemu-img", "qemu-utils"))
 MBR = "/usr/lib/syslinux/mbr/mbr.bin"  # in the rootfs (syslinux-common)
 # Where cloud-init looks, in order: a seed labelled cidata (NoCloud: this
 # host's tests), a config drive, the metadata service.
@@ -91,6 +95,13 @@ def build(cache_dir, mirror=guest.DEFAULT_MIRROR, force=False):
     if os.geteuid() != 0:
         raise guest.ImageError("building the cloud image stand-in needs "
                                "root (mmdebstrap, a loop device)")
+    # before the minutes of mmdebstrap: sfdisk is Debian's fdisk package,
+    # not essential (a fresh machine lacked it: CI 2026-12-08)
+    for tool, package in TOOLS:
+        if shutil.which(tool) is None:
+            raise guest.ImageError(
+                "%s is missing: apt-get install %s (tools/install-deps.sh "
+                "installs it)" % (tool, package))
     started = time.monotonic()
     staged = image.dir + ".partial"
     shutil.rmtree(staged, ignore_errors=True)

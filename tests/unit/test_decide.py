@@ -291,6 +291,43 @@ class BudgetStopTestCase(unittest.TestCase):
                 "budget of 0:00 spent: the round ends after the workload it "
                 "runs"))
 
+    def test_a_round_ends_before_a_workload_that_would_end_past_it(self):
+        now = [0.0]
+        plan = [["docker", 1, ["quick-cpu"], 6, 1],
+                ["lxc", 2, ["quick-cpu"], 12, 1],
+                ["kvm", 1, ["quick-cpu"], 1, 1]]
+        pace = rally_runs.Pace(plan, clock=lambda: now[0])
+        self.assertIsNone(pace.next_ends_in())  # nothing ended yet
+        now[0] = 60.0
+        pace.at(1)  # docker's 6 waves took 60 s: 10 s each
+        self.assertEqual(60.0, pace.expected_s(plan[1]))  # lxc: its median
+        now[0] = 70.0
+        following, seconds = pace.next_ends_in()
+        self.assertEqual("kvm", following[0])
+        self.assertEqual(60.0 - 10.0 + 10.0, seconds)
+        now[0] = 100.0
+        pace.at(3)  # two ended within one poll: neither is timed
+        self.assertEqual({"docker": [10.0]}, pace.per_wave)
+        self.assertIsNone(pace.next_ends_in())  # no workload after it
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "log")
+            rally = [sys.executable, "-c", "import sys; sys.exit(0)"]
+            out = io.StringIO()
+            pace = rally_runs.Pace(plan, clock=lambda: now[0])
+            now[0] = 160.0
+            pace.at(1)
+            roomy = rally_runs.BudgetStop(rally, rally_runs.Progress(600,
+                                                                     out), log)
+            roomy.check("u-1", pace)
+            self.assertFalse(roomy.sent)
+            # lxc runs: 6 waves at docker's 10 s, then kvm's one: 70 s
+            short = rally_runs.BudgetStop(rally, rally_runs.Progress(50,
+                                                                     out), log)
+            short.check("u-1", pace)
+            self.assertTrue(short.sent)
+            self.assertIn("kvm at 1 would end in 1:10 at this round's pace",
+                          out.getvalue())
+
 
 class SettingsTestCase(unittest.TestCase):
 

@@ -1,6 +1,6 @@
 """A site's own image without a cloud: its Glance fields against the
-hypervisor and flavor, the key pair made for it, and which key a
-workload's rcbench_guest logs in with.
+hypervisor and flavor, the key pair made for it, which key a workload's
+rcbench_guest logs in with, and the stand-in build's host tools.
 
 The image records are Glance v2's fields as dicts (no Glance here);
 tests/functional_openstack/test_site_image.py checks the same against
@@ -8,7 +8,9 @@ the test cloud's Glance and boots the image for real.
 """
 
 import os
+import shutil
 import stat
+import tempfile
 import unittest
 from unittest import mock
 
@@ -16,6 +18,8 @@ import paramiko
 
 from rally_container_bench.core import ssh_keys
 from rally_container_bench.engines.openstack import image_props
+from rally_container_bench.images import cloud_image
+from rally_container_bench.images import guest
 from rally_container_bench.task import cloud_validators
 from rally_container_bench.task.contexts import openstack_guest
 
@@ -161,3 +165,21 @@ class KeySourceTestCase(unittest.TestCase):
                                         "logs in with the key of"):
                 self.validate({"upload": False, "key": "image"},
                               {"name": "debian-12"})
+
+
+class StandInToolsTestCase(unittest.TestCase):
+
+    def test_a_missing_host_tool_is_named_before_the_bootstrap(self):
+        # Debian's fdisk is not essential: a fresh machine lacked sfdisk
+        # and failed after minutes of mmdebstrap (CI 2026-12-08)
+        real = shutil.which
+        with tempfile.TemporaryDirectory() as cache, \
+                mock.patch("os.geteuid", return_value=0), \
+                mock.patch.object(guest, "bootstrap") as bootstrap, \
+                mock.patch("shutil.which", side_effect=lambda tool: None
+                           if tool == "sfdisk" else real(tool) or tool):
+            with self.assertRaisesRegex(guest.ImageError,
+                                        "sfdisk is missing: apt-get "
+                                        "install fdisk"):
+                cloud_image.build(cache)
+        bootstrap.assert_not_called()
