@@ -1,14 +1,15 @@
 """A decided run killed midway resumes and finishes (rcbench decide --resume).
 
-A small campaign on Docker and this host (Docker at 1 and at 2, three
-rounds of one pair each: no cell can be decided before the third),
+A small campaign on Docker and this host (Docker at 1 and at 2, two
+rounds of one pair each: no cell can be decided, a verdict takes three
+pairs),
 killed with SIGKILL, rcbench and Rally alike, while round 2's second
 cell runs: the round's Rally task never ends and its container is
 left. ``rcbench decide --out`` then refuses to start over it;
 ``--resume`` deletes the container and the native twin's directory on
 this host (rcbench cleanup --task), keeps the cell round 2 ran whole
-(its task's iterations count) and runs round 2's other cell and round
-3, and keeps round 1's task as it was. A Rally left running (rcbench
+(its task's iterations count) and runs round 2's other cell, and keeps
+round 1's task as it was. A Rally left running (rcbench
 alone killed) is stopped as Ctrl-C stops it: tests/unit/test_campaign.py,
 with a real process.
 """
@@ -58,11 +59,14 @@ class DecideResumeTestCase(helpers.DockerRallyTestCase):
                 "platforms": ["native", "docker"], "concurrency": [1, 2],
                 # ~3.5 s in the container: long enough to be killed in
                 # (the kill comes within a second of its container's
-                # start), and the pairs of three rounds cost less (at
+                # start), and the pairs of its rounds cost less (at
                 # 10000 events the test took 240 s beside the others)
                 "tests": [{"preset": "quick-cpu", "events": 4000}],
                 "seed": 3,
-                "decide": {"budget_s": 600, "max_rounds": 3,
+                # two rounds: a third (a Rally task more) showed nothing
+                # else and took the test to 395 s on a slow machine (CI
+                # 2026-12-08)
+                "decide": {"budget_s": 600, "max_rounds": 2,
                            "pairs_per_round": 1, "instrument_check": False,
                            "pairing": "sequential"}}, f)
         out = os.path.join(self.home.path, "campaign")
@@ -130,15 +134,15 @@ class DecideResumeTestCase(helpers.DockerRallyTestCase):
 
         with open(os.path.join(out, "decide.json")) as f:
             summary = json.load(f)
-        self.assertEqual([1, 2, 3], [r["round"] for r in summary["rounds"]])
+        self.assertEqual([1, 2], [r["round"] for r in summary["rounds"]])
         self.assertEqual(before["rounds"][0], summary["rounds"][0])
         self.assertEqual(summary["tasks"][0], before["tasks"][0])
         # round 2: its killed task's whole cell, then a task of the other
         second = summary["rounds"][1]
         self.assertEqual([killed], second["kept_from"])
         self.assertEqual(2, second["cells"])
-        self.assertEqual([before["tasks"][0], killed, second["task"],
-                          summary["rounds"][2]["task"]], summary["tasks"])
+        self.assertEqual([before["tasks"][0], killed, second["task"]],
+                         summary["tasks"])
         self.assertEqual(2, summary["sessions"])
         for uuid in summary["tasks"]:
             self.assertEqual([], self.containers(uuid))
