@@ -9,6 +9,7 @@ import json
 import os
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -246,13 +247,10 @@ class Pace:
 
     def expected_s(self, cell):
         seen = self.per_wave.get(cell[0])
-        if not seen:
-            seen = sorted(rate for rates in self.per_wave.values()
-                          for rate in rates)
-            seen = seen[len(seen) // 2:len(seen) // 2 + 1]
-        if not seen:
-            return None
-        return waves(cell) * sum(seen) / len(seen)
+        if seen:
+            return waves(cell) * statistics.mean(seen)
+        every = [rate for rates in self.per_wave.values() for rate in rates]
+        return waves(cell) * statistics.median_high(every) if every else None
 
     def next_ends_in(self):
         """(the next workload, seconds until it would end) or None.

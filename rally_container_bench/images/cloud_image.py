@@ -97,11 +97,7 @@ def build(cache_dir, mirror=guest.DEFAULT_MIRROR, force=False):
                                "root (mmdebstrap, a loop device)")
     # before the minutes of mmdebstrap: sfdisk is Debian's fdisk package,
     # not essential (a fresh machine lacked it: CI 2026-12-08)
-    for tool, package in TOOLS:
-        if shutil.which(tool) is None:
-            raise guest.ImageError(
-                "%s is missing: apt-get install %s (tools/install-deps.sh "
-                "installs it)" % (tool, package))
+    guest.require_tools(TOOLS)
     started = time.monotonic()
     staged = image.dir + ".partial"
     shutil.rmtree(staged, ignore_errors=True)

@@ -212,6 +212,15 @@ class GuestImage(object):
             return json.load(f)
 
 
+def require_tools(tools):
+    """ImageError naming the first (tool, Debian package) not on PATH."""
+    for tool, package in tools:
+        if shutil.which(tool) is None:
+            raise ImageError("%s is missing: apt-get install %s "
+                             "(tools/install-deps.sh installs it)"
+                             % (tool, package))
+
+
 def build(cache_dir, mirror=DEFAULT_MIRROR, force=False):
     """Build the guest image unless it is cached; return a GuestImage."""
     image = GuestImage.in_cache(cache_dir, mirror)
@@ -220,10 +229,9 @@ def build(cache_dir, mirror=DEFAULT_MIRROR, force=False):
         return image
     if os.geteuid() != 0:
         raise ImageError("building the guest image needs root (mmdebstrap)")
-    for tool in ("mmdebstrap", "mkfs.ext4", "qemu-img", "ssh-keygen"):
-        if shutil.which(tool) is None:
-            raise ImageError("%s is missing (tools/install-deps.sh installs "
-                             "it)" % tool)
+    require_tools((("mmdebstrap", "mmdebstrap"), ("mkfs.ext4", "e2fsprogs"),
+                   ("qemu-img", "qemu-utils"),
+                   ("ssh-keygen", "openssh-client")))
     started = time.monotonic()
     staged = GuestImage(image.dir + ".partial", image.id, mirror)
     shutil.rmtree(staged.dir, ignore_errors=True)
